@@ -1,0 +1,48 @@
+// The reference forms of RoPE (Su et al., RoFormer, §3.4; seeds 000, 001, 003, 004). Each form
+// is written on its own — its own frequency expression, its own pairing logic — so that their
+// agreement checks every one of them:
+//   elementwise  y = x ⊙ cos(mθ) + rotate(x) ⊙ sin(mθ)               (HF rotate_half, GPT-J
+//                                                                    rotate_every_two)
+//   complex      pair (x_a, x_b) ↦ (x_a + i·x_b)·e^{i·m·θ_j}         (Meta LLaMA freqs_cis)
+//   matrix       y = R^d_{Θ,m} x, the full d×d block rotation          (RoFormer eq. 13)
+//   inverse      x = R^d_{Θ,m}ᵀ y, rotation by −m                      (the backward pass)
+//   score        g(q, k, m−n) = Re Σ_j q_j·conj(k_j)·e^{i(m−n)θ_j}     (RoFormer eq. 12; seed 002)
+// Rotated coordinates are the first rotary_dim; the rest pass through unchanged.
+// Every function validates its parameters and inputs and throws reference_error.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "reference/rotary_params.h"
+#include "reference/square_matrix.h"
+
+namespace ropecheck::reference {
+
+template <class Real>
+std::vector<Real> rope_elementwise(std::span<const Real> x, std::int64_t position,
+                                   const rotary_params<Real>& params);
+
+template <class Real>
+std::vector<Real> rope_complex(std::span<const Real> x, std::int64_t position,
+                               const rotary_params<Real>& params);
+
+// R^d_{Θ,m} as a dense head_dim × head_dim matrix (identity on the pass-through dims).
+template <class Real>
+square_matrix<Real> rotation_matrix(std::int64_t position, const rotary_params<Real>& params);
+
+template <class Real>
+std::vector<Real> rope_matrix(std::span<const Real> x, std::int64_t position,
+                              const rotary_params<Real>& params);
+
+template <class Real>
+std::vector<Real> rope_inverse(std::span<const Real> y, std::int64_t position,
+                               const rotary_params<Real>& params);
+
+// ⟨f(q, m), f(k, n)⟩ computed from q, k and m − n alone, without rotating either.
+template <class Real>
+Real attention_score(std::span<const Real> q, std::span<const Real> k, std::int64_t delta,
+                     const rotary_params<Real>& params);
+
+}  // namespace ropecheck::reference
