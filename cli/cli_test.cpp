@@ -1,0 +1,156 @@
+// End-to-end tests of the ropecheck executable: the seed 000 worked example through
+// `ropecheck reference`, agreement of the three forms, and bad input refused with exit 2,
+// a one-line message, and no output file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "io/npy.h"
+#include "io/read_tensor.h"
+
+namespace ropecheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct run_result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+run_result run(const std::string& args) {
+  const std::string command = std::string(ROPECHECK_EXE) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("ropecheck_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  void write_text(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+  }
+  // Seed 000's inputs: xq = arange(160) as (2, 5, 2, 8), positions 0…4 per token.
+  void write_seed000_inputs() const {
+    std::vector<double> xq(160);
+    for (int i = 0; i < 160; ++i) xq[i] = i;
+    write_npy(path("xq.npy"), from_float64(xq, {2, 5, 2, 8}, dtype::float32));
+    const std::vector<double> positions = {0, 1, 2, 3, 4};
+    write_npy(path("pos.npy"), from_float64(positions, {5}, dtype::int64));
+    write_text("spec.json", R"({"head_dim": 8, "rope_theta": 10000.0, "pairing": "adjacent"})");
+  }
+  fs::path dir;
+};
+
+TEST_F(CliTest, VersionAndHelp) {
+  EXPECT_EQ(run("--version").exit_code, 0);
+  const auto help = run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("reference"), std::string::npos);
+  EXPECT_EQ(run("").exit_code, 2);  // a subcommand is required
+  EXPECT_EQ(run("no-such-command").exit_code, 2);
+}
+
+TEST_F(CliTest, ReferenceReproducesTheSeed000WorkedExample) {
+  write_seed000_inputs();
+  const auto r = run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") +
+                     " --pos " + path("pos.npy") + " --out " + path("y.npy") + " --form complex");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const tensor y = read_tensor(path("y.npy"), std::nullopt, std::nullopt);
+  ASSERT_EQ(y.type, dtype::float64);
+  ASSERT_EQ(y.shape, (std::vector<std::int64_t>{2, 5, 2, 8}));
+  const auto values = y.values<double>();
+
+  std::ifstream in(ROPECHECK_SOURCE_DIR "/fixtures/seed000/llama_worked_example.txt");
+  std::string line;
+  int compared = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string tensor_name, printed;
+    int b, t, h, d;
+    if (!(fields >> tensor_name >> b >> t >> h >> d >> printed) || tensor_name != "xq_out" ||
+        printed == "illegible")
+      continue;
+    EXPECT_NEAR(values[((b * 5 + t) * 2 + h) * 8 + d], std::stod(printed), 1.5e-4)
+        << "xq_out(" << b << "," << t << "," << h << "," << d << ")";
+    ++compared;
+  }
+  EXPECT_EQ(compared, 157);
+}
+
+TEST_F(CliTest, AllFormsWriteTheSameDoubles) {
+  write_seed000_inputs();
+  std::map<std::string, tensor> outputs;
+  for (const char* form : {"elementwise", "complex", "matrix"}) {
+    const auto r = run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") +
+                       " --pos " + path("pos.npy") + " --out " + path(std::string(form) + ".npy") +
+                       " --form " + form);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    outputs[form] = read_tensor(path(std::string(form) + ".npy"), std::nullopt, std::nullopt);
+  }
+  EXPECT_EQ(outputs["elementwise"], outputs["complex"]);
+  EXPECT_EQ(outputs["elementwise"], outputs["matrix"]);
+
+  const auto r = run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") +
+                     " --pos " + path("pos.npy") + " --out " + path("y32.npy") +
+                     " --out-dtype float32");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_tensor(path("y32.npy"), std::nullopt, std::nullopt).type, dtype::float32);
+}
+
+TEST_F(CliTest, BadInputExitsTwoWithOneLineAndNoOutput) {
+  write_seed000_inputs();
+  write_text("odd.json", R"({"head_dim": 8, "rotary_dim": 7})");
+  write_text("wide.json", R"({"head_dim": 16})");
+  write_text("broken.json", R"({"head_dim": )");
+  write_text("not.npy", "this is not a numpy file");
+  std::vector<double> nan_x(160, 1.0);
+  nan_x[37] = std::nan("");
+  write_npy(path("nan.npy"), from_float64(nan_x, {2, 5, 2, 8}, dtype::float32));
+  write_npy(path("pos3.npy"), from_float64(std::vector<double>{0, 1, 2}, {3}, dtype::int64));
+  write_npy(path("fpos.npy"), from_float64(std::vector<double>{0, 1, 2, 3, 4}, {5}, dtype::float32));
+
+  struct bad_case {
+    std::string spec, x, pos, extra, expected_in_message;
+  };
+  for (const auto& c : std::vector<bad_case>{
+           {"missing.json", "xq.npy", "pos.npy", "", "missing.json"},
+           {"odd.json", "xq.npy", "pos.npy", "", "'rotary_dim': 7"},
+           {"broken.json", "xq.npy", "pos.npy", "", "broken.json: not valid JSON"},
+           {"wide.json", "xq.npy", "pos.npy", "", "xq.npy: shape"},
+           {"spec.json", "not.npy", "pos.npy", "", "not.npy"},
+           {"spec.json", "nan.npy", "pos.npy", "", "nan.npy: element [0, 2, 0, 5]"},
+           {"spec.json", "xq.npy", "pos3.npy", "", "pos3.npy: shape"},
+           {"spec.json", "xq.npy", "fpos.npy", "", "fpos.npy: dtype"},
+           {"spec.json", "xq.npy", "pos.npy", "--form polar", "--form"},
+       }) {
+    const auto r = run("reference --spec " + path(c.spec) + " --x " + path(c.x) + " --pos " +
+                       path(c.pos) + " --out " + path("out.npy") + " " + c.extra);
+    EXPECT_EQ(r.exit_code, 2) << c.expected_in_message << ": " << r.output;
+    EXPECT_NE(r.output.find(c.expected_in_message), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.npy"))) << c.expected_in_message;
+    if (c.extra.empty()) {
+      EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck

@@ -1,0 +1,12 @@
+// The ropecheck subcommands. Each add_*_command registers its flags on `app` and, when the
+// subcommand is chosen, stores its exit code (exit_codes.h) in `exit_status`.
+// Errors are thrown (spec_error, io_error, reference_error, ...) and reported by main().
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ropecheck::cli {
+
+void add_reference_command(CLI::App& app, int& exit_status);
+
+}  // namespace ropecheck::cli

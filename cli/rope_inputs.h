@@ -1,0 +1,40 @@
+// rope_inputs: the spec, the tensor X and the positions every tensor-taking subcommand reads
+// (reference, apply, audit), validated together: X is [tokens, heads, head_dim] or
+// [batch, tokens, heads, head_dim]; POS is int32/int64 [tokens] or [batch, tokens].
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/tensor.h"
+#include "numeric/dtype.h"
+#include "spec/rope_spec.h"
+
+namespace ropecheck::cli {
+
+struct rope_input_paths {
+  std::string spec;
+  std::string x;
+  std::string positions;
+  std::optional<std::string> x_name;          // tensor name inside a .safetensors file
+  std::optional<std::string> positions_name;
+  std::optional<dtype> raw16;                 // --dtype bfloat16: 16-bit raw bits are bfloat16
+};
+
+struct rope_inputs {
+  rope_spec spec;
+  tensor x;
+  std::int64_t rows = 0;    // batch × tokens: one position per row
+  std::int64_t heads = 0;
+  std::vector<std::int64_t> positions;  // one per row
+};
+
+// Throws spec_error or io_error with a one-line message naming file, field and value.
+rope_inputs read_rope_inputs(const rope_input_paths& paths);
+
+// Throws io_error naming the first non-finite element as [b, t, h, d] (or [t, h, d]).
+void require_finite(const tensor& t, const std::string& file);
+
+}  // namespace ropecheck::cli

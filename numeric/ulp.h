@@ -1,0 +1,130 @@
+// ulp: the project's one ULP-error metric, in the SLEEF / glibc-libm-test style:
+//   ulp(e)   = 2^(max(ilogb(e), emin) - p + 1)      taken at the EXACT value e, so it never
+//              drops below the format's smallest subnormal 2^(emin - p + 1);
+//   distance = |computed - exact| / ulp(exact).
+// (Cf. SLEEF src/libm-tester/tester.c countULP, glibc math/libm-test-support.c ulp.)
+// Because the ulp is taken at the exact value, a result just below a power of two measures
+// half as many ulps as one just above it: nextafter(1.0f, 0) against exact 1 is 0.5 ulp.
+//
+// The exact value is passed as a double (or long double). That is enough: callers measuring
+// float32 or narrower pass exact values from a higher-precision reference tier, and a double
+// carries them to within 2^-53 relative — under 2^-29 float32 ulp. For float64 results pass
+// the long double overload (x86-64: 64-bit significand, ~2^-11 ulp of uncertainty) or accept
+// that a double "exact" value is itself only good to 0.5 ulp.
+//
+// Mismatches a distance cannot describe yield named sentinels. They are larger than every
+// genuine distance (genuine ones saturate at ulp_distance_saturation), so max() over a batch
+// surfaces them; use is_ulp_sentinel / ulp_sentinel_name to report them by name.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+#include "numeric/dtype.h"
+
+namespace ropecheck {
+
+// An IEEE-style binary format as the metric sees it; emax = 1 - emin for all of ours.
+struct float_format {
+  int precision_bits;       // p, implicit bit included
+  int min_normal_exponent;  // emin: the smallest normal is 2^emin
+  constexpr int max_exponent() const { return 1 - min_normal_exponent; }
+};
+
+inline constexpr float_format float64_format{53, -1022};
+inline constexpr float_format float32_format{24, -126};
+inline constexpr float_format float16_format{11, -14};
+inline constexpr float_format bfloat16_format{8, -126};
+
+// Throws std::invalid_argument for the integer dtypes, which have no ulp.
+constexpr float_format format_of(dtype t) {
+  switch (t) {
+    case dtype::float64: return float64_format;
+    case dtype::float32: return float32_format;
+    case dtype::float16: return float16_format;
+    case dtype::bfloat16: return bfloat16_format;
+    case dtype::int32: case dtype::int64: break;
+  }
+  throw std::invalid_argument("format_of: integer dtypes have no ulp");
+}
+
+// Sentinels, ordered by severity. Powers of two so they print and compare exactly.
+inline constexpr double ulp_distance_saturation = 0x1p1000;           // cap on real distances
+inline constexpr double ulp_sentinel_signed_zero_mismatch = 0x1p1021;  // -0 vs +0 (either way)
+inline constexpr double ulp_sentinel_infinity_mismatch = 0x1p1022;     // inf vs finite / -inf
+inline constexpr double ulp_sentinel_nan_mismatch = 0x1p1023;          // NaN in exactly one
+
+constexpr bool is_ulp_sentinel(double distance) {
+  return distance == ulp_sentinel_signed_zero_mismatch ||
+         distance == ulp_sentinel_infinity_mismatch || distance == ulp_sentinel_nan_mismatch;
+}
+
+constexpr std::optional<std::string_view> ulp_sentinel_name(double distance) {
+  if (distance == ulp_sentinel_signed_zero_mismatch) return "signed-zero mismatch";
+  if (distance == ulp_sentinel_infinity_mismatch) return "infinity mismatch";
+  if (distance == ulp_sentinel_nan_mismatch) return "NaN mismatch";
+  return std::nullopt;
+}
+
+namespace ulp_detail {
+
+template <typename Real>
+Real ulp_of(Real exact, float_format f) {
+  // ilogb(0) is FP_ILOGB0 (very negative), which the subnormal floor absorbs.
+  const int exponent = exact == 0 ? f.min_normal_exponent
+                                  : std::max(std::ilogb(exact), f.min_normal_exponent);
+  return std::ldexp(Real{1}, exponent - f.precision_bits + 1);
+}
+
+template <typename Real>
+double ulp_distance(Real computed, Real exact, float_format f) {
+  const bool computed_nan = std::isnan(computed);
+  const bool exact_nan = std::isnan(exact);
+  if (computed_nan || exact_nan) return computed_nan == exact_nan ? 0.0 : ulp_sentinel_nan_mismatch;
+
+  if (std::isinf(exact)) return computed == exact ? 0.0 : ulp_sentinel_infinity_mismatch;
+  if (std::isinf(computed)) {
+    // Overflowing to infinity is the correctly rounded answer once |exact| reaches the
+    // round-to-nearest overflow threshold (2 - 2^-p) * 2^emax (65520 for float16).
+    const Real threshold =
+        std::ldexp(Real{2} - std::ldexp(Real{1}, -f.precision_bits), f.max_exponent());
+    const bool overflow_is_correct =
+        std::signbit(computed) == std::signbit(exact) && std::fabs(exact) >= threshold;
+    return overflow_is_correct ? 0.0 : ulp_sentinel_infinity_mismatch;
+  }
+
+  if (computed == 0 && exact == 0) {
+    return std::signbit(computed) == std::signbit(exact) ? 0.0 : ulp_sentinel_signed_zero_mismatch;
+  }
+
+  const Real distance = std::fabs(computed - exact) / ulp_of(exact, f);
+  return static_cast<double>(std::min(distance, static_cast<Real>(ulp_distance_saturation)));
+}
+
+}  // namespace ulp_detail
+
+// ulp(exact) in the given format (see the banner for the definition).
+inline double ulp_of(double exact, float_format f) { return ulp_detail::ulp_of(exact, f); }
+inline long double ulp_of(long double exact, float_format f) {
+  return ulp_detail::ulp_of(exact, f);
+}
+inline double ulp_of(double exact, dtype t) { return ulp_of(exact, format_of(t)); }
+
+// |computed - exact| / ulp(exact), or one of the sentinels above.
+inline double ulp_distance(double computed, double exact, float_format f) {
+  return ulp_detail::ulp_distance(computed, exact, f);
+}
+inline double ulp_distance(long double computed, long double exact, float_format f) {
+  return ulp_detail::ulp_distance(computed, exact, f);
+}
+inline double ulp_distance(double computed, double exact, dtype t) {
+  return ulp_distance(computed, exact, format_of(t));
+}
+inline double ulp_distance(long double computed, long double exact, dtype t) {
+  return ulp_distance(computed, exact, format_of(t));
+}
+
+}  // namespace ropecheck
