@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "fixtures/fixture_data.h"
 #include "io/npy.h"
 #include "io/read_tensor.h"
 
@@ -78,18 +79,11 @@ TEST_F(CliTest, ReferenceReproducesTheSeed000WorkedExample) {
   ASSERT_EQ(y.shape, (std::vector<std::int64_t>{2, 5, 2, 8}));
   const auto values = y.values<double>();
 
-  std::ifstream in(ROPECHECK_SOURCE_DIR "/fixtures/seed000/llama_worked_example.txt");
-  std::string line;
   int compared = 0;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string tensor_name, printed;
-    int b, t, h, d;
-    if (!(fields >> tensor_name >> b >> t >> h >> d >> printed) || tensor_name != "xq_out" ||
-        printed == "illegible")
-      continue;
-    EXPECT_NEAR(values[((b * 5 + t) * 2 + h) * 8 + d], std::stod(printed), 1.5e-4)
-        << "xq_out(" << b << "," << t << "," << h << "," << d << ")";
+  for (const auto& v : fixtures::read_seed000()) {
+    if (v.tensor != "xq_out" || v.printed.empty()) continue;
+    EXPECT_NEAR(values[((v.b * 5 + v.t) * 2 + v.h) * 8 + v.d], std::stod(v.printed), 1.5e-4)
+        << "xq_out(" << v.b << "," << v.t << "," << v.h << "," << v.d << ")";
     ++compared;
   }
   EXPECT_EQ(compared, 157);
@@ -150,6 +144,38 @@ TEST_F(CliTest, BadInputExitsTwoWithOneLineAndNoOutput) {
       EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     }
   }
+}
+
+TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
+  write_seed000_inputs();
+  const auto kernels = run("kernels --json");
+  ASSERT_EQ(kernels.exit_code, 0);
+  ASSERT_NE(kernels.output.find("\"strategy\""), std::string::npos);
+  ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") + " --pos " +
+                path("pos.npy") + " --out " + path("ref.npy")).exit_code, 0);
+  const tensor reference_output = read_tensor(path("ref.npy"));
+  const auto expected = reference_output.values<double>();
+  for (const char* kernel : {"cache_simd", "on_the_fly_simd", "cache_scalar", "on_the_fly_scalar"}) {
+    const auto r = run(std::string("apply --kernel ") + kernel + " --spec " + path("spec.json") +
+                       " --x " + path("xq.npy") + " --pos " + path("pos.npy") + " --out " +
+                       path("y.npy"));
+    ASSERT_EQ(r.exit_code, 0) << kernel << ": " << r.output;
+    const tensor y = read_tensor(path("y.npy"));
+    ASSERT_EQ(y.type, dtype::float32);
+    const auto values = y.values<float>();
+    // Pairs here have norm <= 225: 2.5·2^-24·225 < 4e-5 (the kernels' documented bound).
+    for (std::size_t i = 0; i < values.size(); ++i)
+      ASSERT_NEAR(values[i], expected[i], 4e-5) << kernel << " element " << i;
+  }
+  const auto unknown = run("apply --kernel no_such_kernel --spec " + path("spec.json") + " --x " +
+                           path("xq.npy") + " --pos " + path("pos.npy") + " --out " + path("z.npy"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("no_such_kernel"), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("z.npy")));
+  const auto wide = run("apply --kernel cache_simd --spec " + path("spec.json") + " --x " +
+                        path("ref.npy") + " --pos " + path("pos.npy") + " --out " + path("z.npy"));
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_NE(wide.output.find("ref.npy: dtype"), std::string::npos) << wide.output;
 }
 
 }  // namespace

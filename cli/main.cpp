@@ -19,6 +19,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_status = exit_pass;
   add_reference_command(app, exit_status);
+  add_apply_command(app, exit_status);
+  add_kernels_command(app, exit_status);
+#ifdef ROPECHECK_HAS_BENCH
+  add_bench_command(app, exit_status);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

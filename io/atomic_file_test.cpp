@@ -72,9 +72,9 @@ TEST(write_file_atomically, failing_writer_leaves_nothing_new_and_keeps_old_cont
 TEST(write_file_atomically, missing_directory_is_an_io_error_naming_the_file) {
   const scratch_dir dir;
   const auto target = dir / "no-such-dir" / "out.npy";
-  expect_io_error([&] { write_file_atomically(target, to_bytes("x")); },
-                  {target.string(), "file", "cannot create temporary file",
-                   "No such file or directory"});
+  expect_io_error(
+      [&] { write_file_atomically(target, to_bytes("x")); },
+      {target.string(), "file", "cannot create temporary file", "No such file or directory"});
   EXPECT_TRUE(dir.entries().empty());
 }
 
@@ -91,8 +91,8 @@ TEST(write_file_atomically, unwritable_directory_is_an_io_error) {
   const scratch_dir dir;
   const auto locked = dir / "locked";
   std::filesystem::create_directory(locked);
-  std::filesystem::permissions(locked, std::filesystem::perms::owner_read |
-                                           std::filesystem::perms::owner_exec);
+  std::filesystem::permissions(
+      locked, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
   expect_io_error([&] { write_file_atomically(locked / "out.npy", to_bytes("x")); },
                   {"out.npy", "Permission denied"});
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);

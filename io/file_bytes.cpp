@@ -78,7 +78,8 @@ file_bytes load_file(const std::filesystem::path& path) {
   }
 
   // A regular file may still grow or shrink between fstat and read; read_all copes.
-  auto contents = std::make_shared<std::vector<std::byte>>(read_all(fd.get(), path, regular ? size + 1 : 0));
+  auto contents =
+      std::make_shared<std::vector<std::byte>>(read_all(fd.get(), path, regular ? size + 1 : 0));
   file_bytes result;
   result.size = contents->size();
   if (result.size > 0) result.data = std::shared_ptr<const std::byte>(contents, contents->data());

@@ -31,12 +31,14 @@ std::string printable(std::string_view text, std::size_t max_length) {
 
 io_error::io_error(std::string_view file, std::string_view field, std::string_view problem,
                    std::string_view value, std::string_view note)
-    : io_error(preformatted{}, printable(file, long_text), printable(field), printable(value),
-               fmt::format("{}: {}: {} '{}'", printable(file, long_text), printable(field),
-                           printable(problem, long_text), printable(value)) +
-                   (note.empty() ? std::string() : fmt::format(" ({})", printable(note, long_text)))) {}
+    : io_error(
+          preformatted{}, printable(file, long_text), printable(field), printable(value),
+          fmt::format("{}: {}: {} '{}'", printable(file, long_text), printable(field),
+                      printable(problem, long_text), printable(value)) +
+              (note.empty() ? std::string() : fmt::format(" ({})", printable(note, long_text)))) {}
 
-io_error::io_error(preformatted, std::string file, std::string field, std::string value, std::string message)
+io_error::io_error(preformatted, std::string file, std::string field, std::string value,
+                   std::string message)
     : std::runtime_error(std::move(message)),
       file_(std::move(file)),
       field_(std::move(field)),

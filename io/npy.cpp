@@ -30,13 +30,13 @@ constexpr int max_nesting = 16;
 struct py_value {
   enum class kind { string, integer, boolean, none, tuple, list, dict };
   kind type = kind::none;
-  std::string_view source;     // the literal as written, for messages
-  std::string text;            // string contents
+  std::string_view source;  // the literal as written, for messages
+  std::string text;         // string contents
   std::int64_t integer = 0;
-  bool integer_fits = true;    // false if the literal overflows int64
+  bool integer_fits = true;  // false if the literal overflows int64
   bool boolean = false;
-  std::vector<py_value> items;                            // tuple, list
-  std::vector<std::pair<std::string, py_value>> entries;  // dict
+  std::vector<py_value> items;    // tuple and list elements, dict values
+  std::vector<std::string> keys;  // dict keys, parallel to items
 };
 
 class py_literal_parser {
@@ -57,8 +57,8 @@ class py_literal_parser {
   }
 
   void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -171,14 +171,15 @@ class py_literal_parser {
     value.type = py_value::kind::dict;
     bool saw_comma = false;
     while (!consume('}')) {
-      if (!value.entries.empty() && !saw_comma) fail("expected ',' or '}'");
+      if (!value.items.empty() && !saw_comma) fail("expected ',' or '}'");
       skip_space();
       if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) {
         fail("expected a string key");
       }
       std::string key = parse_string().text;
       expect(':');
-      value.entries.emplace_back(std::move(key), parse_value(depth + 1));
+      value.keys.push_back(std::move(key));
+      value.items.push_back(parse_value(depth + 1));
       saw_comma = consume(',');
     }
     return value;
@@ -203,8 +204,7 @@ std::string hex_bytes(std::span<const std::byte> bytes) {
   return out;
 }
 
-dtype dtype_from_descr(std::string_view descr, std::optional<dtype> raw16,
-                       std::string_view file) {
+dtype dtype_from_descr(std::string_view descr, std::optional<dtype> raw16, std::string_view file) {
   constexpr std::string_view field = "header field 'descr'";
   if (descr == "<f8") return dtype::float64;
   if (descr == "<f4") return dtype::float32;
@@ -283,17 +283,19 @@ npy_layout parse_npy_layout(std::span<const std::byte> file, std::string_view na
   const py_value* descr = nullptr;
   const py_value* fortran_order = nullptr;
   const py_value* shape = nullptr;
-  for (const auto& [key, value] : dict.entries) {
+  for (std::size_t i = 0; i < dict.keys.size(); ++i) {
+    const std::string& key = dict.keys[i];
     const py_value** slot = key == "descr"           ? &descr
                             : key == "fortran_order" ? &fortran_order
                             : key == "shape"         ? &shape
                                                      : nullptr;
     if (slot == nullptr) throw io_error(name, "header", "unexpected key", key);
     if (*slot != nullptr) throw io_error(name, "header", "duplicate key", key);
-    *slot = &value;
+    *slot = &dict.items[i];
   }
-  for (const auto& [key, slot] : {std::pair{"descr", descr}, std::pair{"fortran_order", fortran_order},
-                                  std::pair{"shape", shape}}) {
+  for (const auto& [key, slot] :
+       {std::pair{"descr", descr}, std::pair{"fortran_order", fortran_order},
+        std::pair{"shape", shape}}) {
     if (slot == nullptr) throw io_error(name, "header", "missing key", key);
   }
 
@@ -312,7 +314,8 @@ npy_layout parse_npy_layout(std::span<const std::byte> file, std::string_view na
   }
   layout.shape = shape_from(*shape, name);
 
-  const std::optional<std::int64_t> count = checked_element_count(layout.shape, size_of(layout.type));
+  const std::optional<std::int64_t> count =
+      checked_element_count(layout.shape, size_of(layout.type));
   if (!count) {
     throw io_error(name, "header field 'shape'", "element count overflows", shape->source);
   }
@@ -320,7 +323,8 @@ npy_layout parse_npy_layout(std::span<const std::byte> file, std::string_view na
   layout.data_size = static_cast<std::size_t>(*count) * size_of(layout.type);
   const std::size_t available = file.size() - layout.data_offset;
   if (available != layout.data_size) {
-    throw io_error(name, "data", available < layout.data_size ? "truncated data" : "trailing bytes after data",
+    throw io_error(name, "data",
+                   available < layout.data_size ? "truncated data" : "trailing bytes after data",
                    fmt::format("{} bytes", available),
                    fmt::format("shape {} of {} needs {} bytes", format_shape(layout.shape),
                                to_string(layout.type), layout.data_size));

@@ -12,7 +12,8 @@ tensor read_tensor(const std::filesystem::path& path, const std::optional<std::s
   const std::string extension = path.extension().string();
   if (extension == ".npy") {
     if (name) {
-      throw io_error(path.string(), "tensor name", "a .npy file holds one unnamed tensor; got", *name);
+      throw io_error(path.string(), "tensor name", "a .npy file holds one unnamed tensor; got",
+                     *name);
     }
     return read_npy(path, raw16);
   }

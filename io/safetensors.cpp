@@ -94,17 +94,21 @@ entry parse_entry(const std::string& key, const json& value, std::size_t data_si
 
   const auto dtype_it = value.find("dtype");
   if (dtype_it == value.end()) throw io_error(file, field("dtype"), "missing", "");
-  if (!dtype_it->is_string()) throw io_error(file, field("dtype"), "expected a string, got", to_text(*dtype_it));
+  if (!dtype_it->is_string()) {
+    throw io_error(file, field("dtype"), "expected a string, got", to_text(*dtype_it));
+  }
   const std::optional<dtype> type = dtype_from_code(dtype_it->get_ref<const std::string&>());
   if (!type) {
-    throw io_error(file, field("dtype"), "unsupported dtype", dtype_it->get_ref<const std::string&>(),
-                   "supported: F64 F32 F16 BF16 I32 I64");
+    throw io_error(file, field("dtype"), "unsupported dtype",
+                   dtype_it->get_ref<const std::string&>(), "supported: F64 F32 F16 BF16 I32 I64");
   }
   e.type = *type;
 
   const auto shape_it = value.find("shape");
   if (shape_it == value.end()) throw io_error(file, field("shape"), "missing", "");
-  if (!shape_it->is_array()) throw io_error(file, field("shape"), "expected an array, got", to_text(*shape_it));
+  if (!shape_it->is_array()) {
+    throw io_error(file, field("shape"), "expected an array, got", to_text(*shape_it));
+  }
   for (const json& dim : *shape_it) {
     const std::optional<std::uint64_t> n = as_count(dim);
     if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -171,7 +175,8 @@ parsed_file parse_layout(std::span<const std::byte> file, std::string_view name)
     header = json::parse(header_begin, header_begin + header_length);
   } catch (const json::exception& e) {
     throw io_error(name, "header", "invalid JSON",
-                   std::string_view(header_begin, static_cast<std::size_t>(header_length)), e.what());
+                   std::string_view(header_begin, static_cast<std::size_t>(header_length)),
+                   e.what());
   }
   if (!header.is_object()) {
     throw io_error(name, "header", "expected a JSON object, got", to_text(header));
@@ -182,7 +187,10 @@ parsed_file parse_layout(std::span<const std::byte> file, std::string_view name)
   const std::size_t data_size = file.size() - parsed.data_start;
   for (const auto& [key, value] : header.items()) {
     if (key == metadata_key) {
-      if (!value.is_object()) throw io_error(name, "header field '__metadata__'", "expected a JSON object, got", to_text(value));
+      if (!value.is_object()) {
+        throw io_error(name, "header field '__metadata__'", "expected a JSON object, got",
+                       to_text(value));
+      }
       continue;
     }
     parsed.entries.push_back(parse_entry(key, value, data_size, name));
@@ -225,8 +233,7 @@ const entry& choose(const parsed_file& parsed, const std::optional<std::string>&
   }
   if (parsed.entries.empty()) throw io_error(file, "tensor name", "file holds no tensors", "");
   if (parsed.entries.size() > 1) {
-    throw io_error(file, "tensor name", "file holds several tensors; choose one, not", "",
-                   listing);
+    throw io_error(file, "tensor name", "file holds several tensors; choose one, not", "", listing);
   }
   return parsed.entries.front();
 }
@@ -237,7 +244,8 @@ tensor parse_safetensors(std::span<const std::byte> file, std::string_view name_
                          std::optional<std::string> name) {
   const parsed_file parsed = parse_layout(file, name_for_messages);
   const entry& e = choose(parsed, name, name_for_messages);
-  return tensor::copy_of(e.type, e.shape, file.subspan(parsed.data_start + e.begin, e.end - e.begin));
+  return tensor::copy_of(e.type, e.shape,
+                         file.subspan(parsed.data_start + e.begin, e.end - e.begin));
 }
 
 tensor read_safetensors(const std::filesystem::path& path, std::optional<std::string> name) {
@@ -259,10 +267,13 @@ std::vector<std::byte> encode_safetensors(const named_tensors& tensors) {
   std::size_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name == metadata_key || header.contains(name)) {
-      throw std::invalid_argument(fmt::format("encode_safetensors: bad or duplicate tensor name '{}'", name));
+      throw std::invalid_argument(
+          fmt::format("encode_safetensors: bad or duplicate tensor name '{}'", name));
     }
     const std::size_t size = t.bytes().size();
-    header[name] = {{"dtype", std::string(code_of(t.type))}, {"shape", t.shape}, {"data_offsets", {offset, offset + size}}};
+    header[name] = {{"dtype", std::string(code_of(t.type))},
+                    {"shape", t.shape},
+                    {"data_offsets", {offset, offset + size}}};
     offset += size;
   }
   std::string text = to_text(header);

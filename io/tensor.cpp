@@ -39,9 +39,9 @@ std::string format_shape(std::span<const std::int64_t> shape) {
 
 namespace tensor_detail {
 void throw_element_type_mismatch(dtype held, std::size_t requested_size) {
-  throw std::invalid_argument(fmt::format(
-      "tensor holds {} elements; a typed view of {}-byte elements does not match", to_string(held),
-      requested_size));
+  throw std::invalid_argument(
+      fmt::format("tensor holds {} elements; a typed view of {}-byte elements does not match",
+                  to_string(held), requested_size));
 }
 }  // namespace tensor_detail
 
@@ -75,9 +75,9 @@ tensor tensor::share(dtype type, std::vector<std::int64_t> shape,
                      std::shared_ptr<const std::byte> storage, std::size_t byte_size) {
   const std::size_t needed = required_bytes(type, shape);
   if (byte_size != needed || (needed > 0 && storage == nullptr)) {
-    throw std::invalid_argument(fmt::format("tensor::share: {} bytes given, shape {} of {} needs {}",
-                                            byte_size, format_shape(shape), to_string(type),
-                                            needed));
+    throw std::invalid_argument(
+        fmt::format("tensor::share: {} bytes given, shape {} of {} needs {}", byte_size,
+                    format_shape(shape), to_string(type), needed));
   }
   if (reinterpret_cast<std::uintptr_t>(storage.get()) % size_of(type) != 0) {
     return copy_of(type, std::move(shape), {storage.get(), byte_size});
@@ -95,9 +95,9 @@ tensor tensor::copy_of(dtype type, std::vector<std::int64_t> shape,
                        std::span<const std::byte> bytes) {
   tensor t(type, std::move(shape));
   if (bytes.size() != t.storage_size_) {
-    throw std::invalid_argument(fmt::format("tensor::copy_of: {} bytes given, shape {} of {} needs {}",
-                                            bytes.size(), format_shape(t.shape),
-                                            to_string(type), t.storage_size_));
+    throw std::invalid_argument(
+        fmt::format("tensor::copy_of: {} bytes given, shape {} of {} needs {}", bytes.size(),
+                    format_shape(t.shape), to_string(type), t.storage_size_));
   }
   if (!bytes.empty()) std::memcpy(t.mutable_bytes().data(), bytes.data(), bytes.size());
   return t;
@@ -106,7 +106,8 @@ tensor tensor::copy_of(dtype type, std::vector<std::int64_t> shape,
 std::int64_t tensor::elements() const {
   const std::optional<std::int64_t> count = checked_element_count(shape, size_of(type));
   if (!count) {
-    throw std::logic_error(fmt::format("tensor shape {} is negative or too large", format_shape(shape)));
+    throw std::logic_error(
+        fmt::format("tensor shape {} is negative or too large", format_shape(shape)));
   }
   return *count;
 }
@@ -154,10 +155,12 @@ std::vector<double> to_float64(const tensor& t, std::string_view name_for_messag
       for (const float v : t.values<float>()) out.push_back(v);
       break;
     case dtype::float16:
-      for (const std::uint16_t v : t.values<std::uint16_t>()) out.push_back(float16_bits_to_float(v));
+      for (const std::uint16_t v : t.values<std::uint16_t>())
+        out.push_back(float16_bits_to_float(v));
       break;
     case dtype::bfloat16:
-      for (const std::uint16_t v : t.values<std::uint16_t>()) out.push_back(bfloat16_bits_to_float(v));
+      for (const std::uint16_t v : t.values<std::uint16_t>())
+        out.push_back(bfloat16_bits_to_float(v));
       break;
     case dtype::int32:
       for (const std::int32_t v : t.values<std::int32_t>()) out.push_back(v);

@@ -35,11 +35,15 @@ std::string format_shape(std::span<const std::int64_t> shape);
 namespace tensor_detail {
 template <typename T>
 constexpr bool element_type_matches(dtype t) {
-  if constexpr (std::is_same_v<T, double>) return t == dtype::float64;
-  else if constexpr (std::is_same_v<T, float>) return t == dtype::float32;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return t == dtype::int32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return t == dtype::int64;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) {
+  if constexpr (std::is_same_v<T, double>) {
+    return t == dtype::float64;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return t == dtype::float32;
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return t == dtype::int32;
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    return t == dtype::int64;
+  } else if constexpr (std::is_same_v<T, std::uint16_t>) {
     return t == dtype::float16 || t == dtype::bfloat16;  // raw bit patterns
   } else {
     static_assert(!sizeof(T), "tensor elements are double, float, int32, int64 or uint16 bits");

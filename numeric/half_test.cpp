@@ -41,12 +41,22 @@ struct codec16 {
   bool (*is_quiet_nan)(std::uint16_t);
 };
 
-const codec16 float16_codec{"float16", float16_bits_to_float, float_to_float16_bits,
-                            double_to_float16_bits, 0x7bff, 0x7c00, is_float16_nan,
-                            is_float16_quiet_nan};
-const codec16 bfloat16_codec{"bfloat16", bfloat16_bits_to_float, float_to_bfloat16_bits,
-                             double_to_bfloat16_bits, 0x7f7f, 0x7f80, is_bfloat16_nan,
-                             is_bfloat16_quiet_nan};
+const codec16 float16_codec{.name = "float16",
+                            .decode = float16_bits_to_float,
+                            .encode_float = float_to_float16_bits,
+                            .encode_double = double_to_float16_bits,
+                            .max_finite_bits = 0x7bff,
+                            .infinity_bits = 0x7c00,
+                            .is_nan = is_float16_nan,
+                            .is_quiet_nan = is_float16_quiet_nan};
+const codec16 bfloat16_codec{.name = "bfloat16",
+                             .decode = bfloat16_bits_to_float,
+                             .encode_float = float_to_bfloat16_bits,
+                             .encode_double = double_to_bfloat16_bits,
+                             .max_finite_bits = 0x7f7f,
+                             .infinity_bits = 0x7f80,
+                             .is_nan = is_bfloat16_nan,
+                             .is_quiet_nan = is_bfloat16_quiet_nan};
 
 class half_codec_test : public ::testing::TestWithParam<codec16> {};
 
@@ -138,10 +148,8 @@ std::uint16_t reference_round(const codec16& c, double x) {
   const auto upper = static_cast<std::uint16_t>(it - table.begin());
   const auto lower = static_cast<std::uint16_t>(upper - 1);
   const double mid = (table[lower] + table[upper]) / 2;
-  std::uint16_t result;
-  if (a < mid) result = lower;
-  else if (a > mid) result = upper;
-  else result = (lower & 1) == 0 ? lower : upper;
+  const std::uint16_t even = (lower & 1) == 0 ? lower : upper;
+  std::uint16_t result = a < mid ? lower : a > mid ? upper : even;
   if (result > c.max_finite_bits) result = c.infinity_bits;  // the step past the top is inf
   return sign_bit | result;
 }
@@ -168,8 +176,7 @@ TEST_P(half_codec_test, random_doubles_match_midpoint_reference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(formats, half_codec_test,
-                         ::testing::Values(float16_codec, bfloat16_codec),
+INSTANTIATE_TEST_SUITE_P(formats, half_codec_test, ::testing::Values(float16_codec, bfloat16_codec),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(float16, known_values_decode) {
@@ -198,8 +205,8 @@ TEST(float16, subnormal_boundary) {
   EXPECT_EQ(double_to_float16_bits(0x1p-25), 0x0000);  // tie between 0 and 2^-24: even is 0
   EXPECT_EQ(double_to_float16_bits(std::nextafter(0x1p-25, 1.0)), 0x0001);
   EXPECT_EQ(double_to_float16_bits(-std::nextafter(0x1p-25, 1.0)), 0x8001);
-  EXPECT_EQ(double_to_float16_bits(0x1.8p-24), 0x0002);  // tie between 1 and 2 quanta
-  EXPECT_EQ(double_to_float16_bits(0x1.4p-23), 0x0002);  // 2.5 quanta: tie, 2 is even
+  EXPECT_EQ(double_to_float16_bits(0x1.8p-24), 0x0002);    // tie between 1 and 2 quanta
+  EXPECT_EQ(double_to_float16_bits(0x1.4p-23), 0x0002);    // 2.5 quanta: tie, 2 is even
   EXPECT_EQ(double_to_float16_bits(0x1.ffcp-15), 0x0400);  // 1023.5 quanta: tie -> min normal
   EXPECT_EQ(double_to_float16_bits(0x1.ffp-15), 0x03fe);
 }

@@ -46,13 +46,14 @@ constexpr float_format format_of(dtype t) {
     case dtype::float32: return float32_format;
     case dtype::float16: return float16_format;
     case dtype::bfloat16: return bfloat16_format;
-    case dtype::int32: case dtype::int64: break;
+    case dtype::int32:
+    case dtype::int64: break;
   }
   throw std::invalid_argument("format_of: integer dtypes have no ulp");
 }
 
 // Sentinels, ordered by severity. Powers of two so they print and compare exactly.
-inline constexpr double ulp_distance_saturation = 0x1p1000;           // cap on real distances
+inline constexpr double ulp_distance_saturation = 0x1p1000;            // cap on real distances
 inline constexpr double ulp_sentinel_signed_zero_mismatch = 0x1p1021;  // -0 vs +0 (either way)
 inline constexpr double ulp_sentinel_infinity_mismatch = 0x1p1022;     // inf vs finite / -inf
 inline constexpr double ulp_sentinel_nan_mismatch = 0x1p1023;          // NaN in exactly one
@@ -74,8 +75,8 @@ namespace ulp_detail {
 template <typename Real>
 Real ulp_of(Real exact, float_format f) {
   // ilogb(0) is FP_ILOGB0 (very negative), which the subnormal floor absorbs.
-  const int exponent = exact == 0 ? f.min_normal_exponent
-                                  : std::max(std::ilogb(exact), f.min_normal_exponent);
+  const int exponent =
+      exact == 0 ? f.min_normal_exponent : std::max(std::ilogb(exact), f.min_normal_exponent);
   return std::ldexp(Real{1}, exponent - f.precision_bits + 1);
 }
 

@@ -1,0 +1,275 @@
+// The throughput table: Google Benchmark runs, a reporter that collects bytes/s per run, and
+// rows pairing each kernel measurement with the memcpy of the same size and thread count.
+#include "bench/throughput.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/worker_pool.h"
+#include "fast/kernels.h"
+
+namespace ropecheck::bench {
+
+namespace {
+
+constexpr std::int64_t heads = 32;
+constexpr std::int64_t head_dim = 128;
+
+struct aligned_free {
+  void operator()(std::byte* p) const { std::free(p); }
+};
+using aligned_bytes = std::unique_ptr<std::byte[], aligned_free>;
+
+aligned_bytes allocate(std::int64_t bytes) {
+  const auto size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(64, size));
+  if (p == nullptr) throw std::bad_alloc();
+  // 0x3C in every byte is a normal number in float32, float16 and bfloat16 alike.
+  std::memset(p, 0x3C, size);
+  return aligned_bytes(p);
+}
+
+// Buffers, positions, prepared angles and thread pools, made once and shared by all runs.
+class workspace {
+ public:
+  std::pair<std::byte*, std::byte*> buffers(std::int64_t bytes) {
+    auto& b = buffers_[bytes];
+    if (!b.first) b = {allocate(bytes), allocate(bytes)};
+    return {b.first.get(), b.second.get()};
+  }
+  const std::int64_t* positions(std::int64_t tokens) {
+    if (static_cast<std::int64_t>(positions_.size()) < tokens) {
+      positions_.resize(static_cast<std::size_t>(tokens));
+      for (std::int64_t i = 0; i < tokens; ++i) positions_[static_cast<std::size_t>(i)] = i;
+    }
+    return positions_.data();
+  }
+  const fast::rope_angles* angles(const fast::kernel_info& kernel, std::int64_t tokens) {
+    auto& a = angles_[{kernel.strategy, tokens}];
+    if (!a) {
+      rope_spec spec;
+      spec.head_dim = head_dim;
+      spec.rotary_dim = head_dim;
+      auto prepared = kernel.prepare(fast::unscaled_frequencies(spec), tokens);
+      if (!prepared.ok()) return nullptr;
+      a = std::make_unique<fast::rope_angles>(std::move(*prepared.value));
+    }
+    return a.get();
+  }
+  worker_pool& pool(int threads) {
+    auto& p = pools_[threads];
+    if (!p) p = std::make_unique<worker_pool>(threads);
+    return *p;
+  }
+
+ private:
+  std::map<std::int64_t, std::pair<aligned_bytes, aligned_bytes>> buffers_;
+  std::vector<std::int64_t> positions_;
+  std::map<std::tuple<fast::angle_strategy, std::int64_t>, std::unique_ptr<fast::rope_angles>> angles_;
+  std::map<int, std::unique_ptr<worker_pool>> pools_;
+};
+
+// Splits [0, count) into `parts` nearly equal ranges; returns part i.
+std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int i) {
+  return {count * i / parts, count * (i + 1) / parts};
+}
+
+std::string memcpy_name(std::int64_t bytes, int threads) {
+  return "memcpy/bytes:" + std::to_string(bytes) + "/threads:" + std::to_string(threads);
+}
+
+std::string kernel_name(const throughput_row& r) {
+  return "rope/" + r.kernel + "/" + r.dtype + "/" + r.pairing + "/bytes:" +
+         std::to_string(r.bytes) + "/threads:" + std::to_string(r.threads);
+}
+
+void memcpy_benchmark(benchmark::State& state, workspace& ws, std::int64_t bytes, int threads) {
+  auto [in, out] = ws.buffers(bytes);
+  worker_pool& pool = ws.pool(threads);
+  const std::function<void(int)> task = [&, in = in, out = out](int i) {
+    // Split on 64-byte lines, as the kernels split on tokens.
+    const auto [begin, end] = share(bytes / 64, threads, i);
+    const std::int64_t last = i == threads - 1 ? bytes : end * 64;
+    std::memcpy(out + begin * 64, in + begin * 64, static_cast<std::size_t>(last - begin * 64));
+  };
+  for (auto _ : state) {
+    pool.run(task);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * 2 * bytes);
+}
+
+void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel_info& kernel,
+                      dtype storage, pairing pair, std::int64_t bytes, int threads) {
+  auto [in, out] = ws.buffers(bytes);
+  const std::int64_t tokens =
+      std::max<std::int64_t>(1, bytes / (heads * head_dim * static_cast<std::int64_t>(size_of(storage))));
+  const fast::rope_angles* angles = ws.angles(kernel, tokens);
+  if (angles == nullptr) {
+    state.SkipWithError("could not prepare angles");
+    return;
+  }
+  fast::rope_call call;
+  call.storage = storage;
+  call.pair = pair;
+  call.head_dim = head_dim;
+  call.rotary_dim = head_dim;
+  call.tokens = tokens;
+  call.q = fast::packed_tensor(in, out, heads, head_dim);
+  call.positions = ws.positions(tokens);
+  call.position_type = dtype::int64;
+  if (fast::status s = kernel.apply(call, *angles); !s.ok()) {
+    state.SkipWithError(s.message.c_str());
+    return;
+  }
+  worker_pool& pool = ws.pool(threads);
+  const std::function<void(int)> task = [&](int i) {
+    const auto [begin, end] = share(tokens, threads, i);
+    if (begin < end) kernel.apply(fast::slice_tokens(call, begin, end), *angles);
+  };
+  for (auto _ : state) {
+    pool.run(task);
+    benchmark::ClobberMemory();
+  }
+  const std::int64_t moved = tokens * heads * head_dim * static_cast<std::int64_t>(size_of(storage));
+  state.SetBytesProcessed(state.iterations() * 2 * moved);
+}
+
+// Keeps bytes/s per run name and forwards everything to the console reporter if wanted.
+class collecting_reporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit collecting_reporter(benchmark::BenchmarkReporter* forward) : forward_(forward) {}
+
+  bool ReportContext(const Context& context) override {
+    return forward_ == nullptr || forward_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      auto it = run.counters.find("bytes_per_second");
+      // Best of the repetitions: other load on the machine only ever slows a run down.
+      if (it != run.counters.end()) {
+        double& best = bytes_per_second[run.run_name.function_name];
+        best = std::max(best, it->second.value);
+      }
+    }
+    if (forward_ != nullptr) forward_->ReportRuns(runs);
+  }
+  void Finalize() override {
+    if (forward_ != nullptr) forward_->Finalize();
+  }
+
+  std::map<std::string, double> bytes_per_second;
+
+ private:
+  benchmark::BenchmarkReporter* forward_;
+};
+
+}  // namespace
+
+std::vector<std::int64_t> standard_sizes(bool all) {
+  std::vector<std::int64_t> sizes{std::int64_t{16} << 10, std::int64_t{256} << 10,
+                                  std::int64_t{4} << 20, std::int64_t{64} << 20};
+  if (all) {
+    sizes.push_back(std::int64_t{256} << 20);
+    sizes.push_back(std::int64_t{1} << 30);
+  }
+  return sizes;
+}
+
+std::vector<throughput_row> run_throughput_table(const throughput_options& options) {
+  auto ws = std::make_shared<workspace>();
+  const std::vector<std::int64_t> sizes =
+      options.sizes.empty() ? standard_sizes(options.all) : options.sizes;
+  const dtype dtypes[] = {dtype::float32, dtype::float16, dtype::bfloat16};
+
+  benchmark::ClearRegisteredBenchmarks();
+  std::vector<throughput_row> rows;
+  auto configure = [&](benchmark::internal::Benchmark* b) {
+    b->UseRealTime()
+        ->MinTime(options.min_seconds)
+        ->Repetitions(options.repetitions)
+        ->Unit(benchmark::kMicrosecond);
+  };
+  for (std::int64_t bytes : sizes) {
+    for (int threads : options.threads) {
+      configure(benchmark::RegisterBenchmark(
+          memcpy_name(bytes, threads).c_str(),
+          [ws, bytes, threads](benchmark::State& s) { memcpy_benchmark(s, *ws, bytes, threads); }));
+      for (const fast::kernel_info& kernel : fast::kernel_registry()) {
+        for (dtype storage : dtypes) {
+          if (!kernel.supports(storage)) continue;
+          for (pairing pair : kernel.pairings) {
+            throughput_row row{std::string(kernel.name), std::string(to_string(storage)),
+                               std::string(to_string(pair)), threads, bytes};
+            configure(benchmark::RegisterBenchmark(
+                kernel_name(row).c_str(),
+                [ws, &kernel, storage, pair, bytes, threads](benchmark::State& s) {
+                  kernel_benchmark(s, *ws, kernel, storage, pair, bytes, threads);
+                }));
+            rows.push_back(std::move(row));
+          }
+        }
+      }
+    }
+  }
+
+  std::unique_ptr<benchmark::BenchmarkReporter> console;
+  if (options.console) console = std::make_unique<benchmark::ConsoleReporter>();
+  collecting_reporter collector(console.get());
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::ClearRegisteredBenchmarks();
+
+  std::vector<throughput_row> measured;
+  for (throughput_row& row : rows) {
+    auto k = collector.bytes_per_second.find(kernel_name(row));
+    if (k == collector.bytes_per_second.end()) continue;  // filtered out or failed
+    row.gbps = k->second / 1e9;
+    auto m = collector.bytes_per_second.find(memcpy_name(row.bytes, row.threads));
+    row.memcpy_gbps = m == collector.bytes_per_second.end() ? 0 : m->second / 1e9;
+    row.ratio = row.memcpy_gbps > 0 ? row.gbps / row.memcpy_gbps : 0;
+    measured.push_back(std::move(row));
+  }
+  return measured;
+}
+
+nlohmann::json throughput_json(const std::vector<throughput_row>& rows) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const throughput_row& r : rows) {
+    all.push_back({{"kernel", r.kernel},
+                   {"dtype", r.dtype},
+                   {"pairing", r.pairing},
+                   {"threads", r.threads},
+                   {"bytes", r.bytes},
+                   {"gbps", r.gbps},
+                   {"memcpy_gbps", r.memcpy_gbps},
+                   {"ratio", r.ratio}});
+  }
+  return all;
+}
+
+std::string throughput_text(const std::vector<throughput_row>& rows) {
+  std::string text;
+  char line[160];
+  std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7s %10s %8s %8s %6s\n", "kernel", "dtype",
+                "pairing", "threads", "X bytes", "GB/s", "memcpy", "ratio");
+  text += line;
+  for (const throughput_row& r : rows) {
+    std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7d %10lld %8.2f %8.2f %6.2f\n",
+                  r.kernel.c_str(), r.dtype.c_str(), r.pairing.c_str(), r.threads,
+                  static_cast<long long>(r.bytes), r.gbps, r.memcpy_gbps, r.ratio);
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace ropecheck::bench

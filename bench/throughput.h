@@ -1,0 +1,49 @@
+// throughput: the standard RoPE throughput table — every registered kernel × storage dtype ×
+// pairing × thread count × size, each beside a memcpy of the same bytes measured in the same
+// run, via Google Benchmark. Throughput counts bytes read + bytes written (an out-of-place
+// pass reads X and writes Y: 2 × |X|), for the kernel and for memcpy alike.
+// `ropecheck bench [--json] [--all]` and the ropecheck_benchmarks program both call this.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ropecheck::bench {
+
+struct throughput_options {
+  bool all = false;                  // sizes up to 1 GiB instead of 64 MiB
+  std::vector<int> threads{1, 2};    // tokens are split evenly across std::threads
+  double min_seconds = 0.1;          // Google Benchmark's minimum time per measurement
+  int repetitions = 3;               // rows keep the best repetition (kernel and memcpy alike)
+  std::vector<std::int64_t> sizes;   // tensor bytes; empty: standard_sizes(all)
+  bool console = true;               // print Google Benchmark's console report as it runs
+};
+
+struct throughput_row {
+  std::string kernel;
+  std::string dtype;
+  std::string pairing;
+  int threads = 1;
+  std::int64_t bytes = 0;  // size of X (the same again is written)
+  double gbps = 0;         // (bytes read + bytes written) / s / 1e9
+  double memcpy_gbps = 0;  // memcpy of X into Y, same threads, same run
+  double ratio = 0;        // gbps / memcpy_gbps
+};
+
+// X = [tokens, 32 heads, 128] sized 16 KiB (L1) .. 64 MiB (past L3); `all` adds 256 MiB, 1 GiB.
+std::vector<std::int64_t> standard_sizes(bool all);
+
+// Registers the table's benchmarks (and memcpy baselines) with Google Benchmark, runs them
+// (honouring --benchmark_filter if benchmark::Initialize saw it) and returns the rows.
+std::vector<throughput_row> run_throughput_table(const throughput_options& options);
+
+// [{"kernel", "dtype", "pairing", "threads", "bytes", "gbps", "memcpy_gbps", "ratio"}, ...]
+nlohmann::json throughput_json(const std::vector<throughput_row>& rows);
+
+// A fixed-width text table of the rows, for terminals.
+std::string throughput_text(const std::vector<throughput_row>& rows);
+
+}  // namespace ropecheck::bench

@@ -1,0 +1,70 @@
+// ropecheck apply --kernel NAME --spec SPEC.json --x X.npy --pos POS.npy --out Y.npy
+// Runs one registered fast kernel on a tensor, in the dtype of X (float32, float16, or
+// bfloat16 given as raw bits with --dtype bfloat16). Same spec and shapes as `reference`.
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/rope_inputs.h"
+#include "fast/kernels.h"
+#include "io/io_error.h"
+#include "io/npy.h"
+
+namespace ropecheck::cli {
+namespace {
+
+struct apply_options {
+  rope_input_paths inputs;
+  std::string kernel;
+  std::string out;
+  std::string dtype_name;
+};
+
+int run_apply(apply_options options) {
+  if (!options.dtype_name.empty()) options.inputs.raw16 = parse_dtype(options.dtype_name);
+  const fast::kernel_info* kernel = fast::find_kernel(options.kernel);
+  if (kernel == nullptr)
+    throw std::invalid_argument(fmt::format(
+        "--kernel: unknown kernel '{}' (see `ropecheck kernels`)", options.kernel));
+  const rope_inputs in = read_rope_inputs(options.inputs);
+  if (in.x.type == dtype::float64)
+    throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", "float64",
+                   "kernels take float32, float16 or bfloat16");
+  tensor y = in.x;  // same dtype and shape; rotated in place below
+  fast::dense_rope_args args;
+  args.storage = in.x.type;
+  args.x = in.x.bytes().data();
+  args.y = y.mutable_bytes().data();
+  args.batch = 1;
+  args.tokens = in.rows;  // batch folded into tokens: one position per row
+  args.heads = in.heads;
+  args.head_dim = in.spec.head_dim;
+  args.positions = in.positions.data();
+  args.position_type = dtype::int64;
+  const fast::status s = fast::apply_kernel(options.kernel, in.spec, args);
+  if (!s.ok()) throw std::invalid_argument(fmt::format("{}: {}", options.kernel, s.message));
+  write_npy(options.out, y);
+  return exit_pass;
+}
+
+}  // namespace
+
+void add_apply_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<apply_options>();
+  CLI::App* cmd = app.add_subcommand("apply", "Run one built-in kernel on a tensor");
+  cmd->add_option("--kernel", options->kernel, "kernel name (see `ropecheck kernels`)")
+      ->required();
+  cmd->add_option("--spec", options->inputs.spec, "RoPE spec (a Hugging Face config.json works)")
+      ->required();
+  cmd->add_option("--x", options->inputs.x, "input X.npy (float32, float16, bfloat16 bits)")
+      ->required();
+  cmd->add_option("--pos", options->inputs.positions, "positions POS.npy (int32/int64)")
+      ->required();
+  cmd->add_option("--out", options->out, "output Y.npy, in the dtype of X")->required();
+  cmd->add_option("--dtype", options->dtype_name,
+                  "read 16-bit raw X as this dtype (bfloat16)")
+      ->check(CLI::IsMember({"bfloat16"}));
+  cmd->callback([options, &exit_status] { exit_status = run_apply(*options); });
+}
+
+}  // namespace ropecheck::cli

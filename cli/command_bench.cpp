@@ -1,0 +1,41 @@
+// ropecheck bench [--json] [--all] [--kernel NAME]...: the standard throughput table (Google
+// Benchmark underneath): per kernel × dtype × pairing × threads, GB/s (bytes read + written)
+// and the ratio to a memcpy of the same bytes measured in the same run.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/throughput.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+namespace ropecheck::cli {
+
+void add_bench_command(CLI::App& app, int& exit_status) {
+  struct bench_options {
+    bool json = false;
+    bool all = false;
+    int repetitions = 3;
+  };
+  auto options = std::make_shared<bench_options>();
+  CLI::App* cmd = app.add_subcommand("bench", "Throughput of every kernel against memcpy");
+  cmd->add_flag("--json", options->json,
+                "print a JSON array of {kernel, dtype, pairing, threads, bytes, gbps, "
+                "memcpy_gbps, ratio}");
+  cmd->add_flag("--all", options->all, "sizes up to 1 GiB (default: up to 64 MiB)");
+  cmd->add_option("--repetitions", options->repetitions, "repetitions; the best is kept")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->callback([options, &exit_status] {
+    bench::throughput_options run;
+    run.all = options->all;
+    run.repetitions = options->repetitions;
+    run.console = !options->json;  // JSON on stdout stays parseable
+    const auto rows = bench::run_throughput_table(run);
+    if (options->json) fmt::print("{}\n", bench::throughput_json(rows).dump(2));
+    else fmt::print("\n{}", bench::throughput_text(rows));
+    exit_status = exit_pass;
+  });
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,24 @@
+// frequencies: the per-pair input every fast kernel rotates by. RoPE (Su et al. 2021,
+// "RoFormer", eq. 15) rotates pair j by the angle m·θ_j with θ_j = base^(−2j/rotary_dim);
+// kernels take θ_j as data (plus an attention factor that scales cos and sin alike, as YaRN
+// needs) so frequency-scaling schemes change this vector, never a kernel.
+#pragma once
+
+#include <vector>
+
+#include "spec/rope_spec.h"
+
+namespace ropecheck::fast {
+
+struct rope_frequencies {
+  std::vector<double> inverse_frequencies;  // θ_j for 0 <= j < rotary_dim/2
+  double attention_factor = 1.0;            // cos and sin are both multiplied by it
+};
+
+// θ_j = base^(−2j/rotary_dim), each the double nearest the real value (see frequencies.cpp).
+std::vector<double> inverse_frequencies(const rope_spec& spec);
+
+// Plain RoPE: the spec's θ_j and attention factor 1.
+rope_frequencies unscaled_frequencies(const rope_spec& spec);
+
+}  // namespace ropecheck::fast

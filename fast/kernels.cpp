@@ -1,0 +1,273 @@
+// The registry, the driver every kernel shares (checks, then blocks of tokens: cos/sin rows
+// from the table or computed, then the rotation loop per tensor) and the JSON/CLI helpers.
+#include "fast/kernels.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fast/call_checks.h"
+#include "fast/cos_sin.h"
+#include "fast/rotation.h"
+
+namespace ropecheck::fast {
+
+namespace {
+
+using rotate_fn = void (*)(const detail::rotation_chunk&);
+
+// Outputs this large (per call) are written with non-temporal stores when aligned: well past
+// the per-core L2 and half this machine's L3, the data would be evicted before reuse anyway.
+constexpr std::int64_t streaming_threshold_bytes = std::int64_t{16} << 20;
+// Tokens per block: amortizes dispatch and lets on-the-fly fill SIMD lanes with short rows.
+constexpr std::int64_t token_block = 16;
+
+constexpr std::array storage_dtypes{dtype::float32, dtype::float16, dtype::bfloat16};
+constexpr std::array both_pairings{pairing::half_split, pairing::adjacent};
+
+status invalid(std::string message) {
+  return status::error(status_code::invalid_argument, std::move(message));
+}
+
+std::int64_t position_at(const rope_call& call, std::int64_t i) {
+  return call.position_type == dtype::int32 ? static_cast<const std::int32_t*>(call.positions)[i]
+                                            : static_cast<const std::int64_t*>(call.positions)[i];
+}
+
+status check_positions(const rope_call& call, const rope_angles& angles) {
+  const bool cached = angles.strategy() == angle_strategy::cache;
+  const std::int64_t lo = cached ? 0 : -on_the_fly_position_limit;
+  const std::int64_t hi = cached ? angles.max_position() - 1 : on_the_fly_position_limit;
+  for (std::int64_t i = 0; i < call.tokens; ++i) {
+    const std::int64_t m = position_at(call, i);
+    if (m < lo || m > hi) {
+      return status::error(
+          status_code::out_of_range,
+          "positions[" + std::to_string(i) + "] = " + std::to_string(m) + " is outside " +
+              (cached ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
+                      : "the on-the-fly range [-2^31, 2^31]"));
+    }
+  }
+  return status::success();
+}
+
+std::string list_names(std::span<const dtype> dtypes) {
+  std::string s;
+  for (dtype t : dtypes) s += (s.empty() ? "" : ", ") + std::string(to_string(t));
+  return s;
+}
+
+status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
+           const rope_angles& angles) {
+  const std::string name(kernel.name);
+  if (!kernel.supports(call.storage)) {
+    return status::error(status_code::unsupported,
+                         "kernel " + name + " does not support dtype " +
+                             std::string(to_string(call.storage)) + " (supports " +
+                             list_names(kernel.dtypes) + ")");
+  }
+  if (!kernel.supports(call.pair)) {
+    return status::error(status_code::unsupported, "kernel " + name +
+                                                       " does not support pairing " +
+                                                       std::string(to_string(call.pair)));
+  }
+  if (angles.strategy() != kernel.strategy) {
+    return invalid("kernel " + name + " needs angles prepared for strategy " +
+                   std::string(to_string(kernel.strategy)) + ", got " +
+                   std::string(to_string(angles.strategy())));
+  }
+  if (status s = detail::check_call(call); !s.ok()) return s;
+  if (call.rotary_dim / 2 != angles.pairs()) {
+    return invalid("rotary_dim " + std::to_string(call.rotary_dim) + " needs " +
+                   std::to_string(call.rotary_dim / 2) + " inverse frequencies, the angles have " +
+                   std::to_string(angles.pairs()));
+  }
+  if (status s = check_positions(call, angles); !s.ok()) return s;
+
+  const std::int64_t element = static_cast<std::int64_t>(size_of(call.storage));
+  const std::int64_t pairs = angles.pairs();
+  const std::int64_t output_bytes =
+      (call.q.heads + call.k.heads) * call.tokens * call.head_dim * element;
+  const bool large = call.rotary_dim == call.head_dim && output_bytes >= streaming_threshold_bytes;
+
+  const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly;
+  std::vector<float> computed_rows(on_the_fly ? static_cast<std::size_t>(token_block * 2 * pairs) : 0);
+  std::int64_t positions[token_block];
+  const float* rows[token_block];
+
+  for (std::int64_t first = 0; first < call.tokens; first += token_block) {
+    const std::int64_t count = std::min(token_block, call.tokens - first);
+    for (std::int64_t i = 0; i < count; ++i) positions[i] = position_at(call, first + i);
+    if (on_the_fly) {
+      const rope_frequencies& f = angles.frequencies();
+      fill_cos_sin_rows(positions, count, f.inverse_frequencies.data(), pairs,
+                        f.attention_factor, computed_rows.data());
+      for (std::int64_t i = 0; i < count; ++i) rows[i] = computed_rows.data() + i * 2 * pairs;
+    } else {
+      for (std::int64_t i = 0; i < count; ++i) rows[i] = angles.cached_row(positions[i]);
+    }
+    for (const rope_tensor* t : {&call.q, &call.k}) {
+      if (t->heads == 0) continue;
+      detail::rotation_chunk chunk;
+      chunk.storage = call.storage;
+      chunk.pair = call.pair;
+      chunk.inverse = call.dir == direction::inverse;
+      chunk.in_place = detail::is_in_place(*t);
+      chunk.allow_streaming = large && !chunk.in_place;
+      chunk.tokens = count;
+      chunk.heads = t->heads;
+      chunk.head_dim = call.head_dim;
+      chunk.pairs = pairs;
+      chunk.cos_sin_rows = rows;
+      chunk.input = static_cast<const std::byte*>(t->input) + first * t->input_token_stride * element;
+      chunk.output = static_cast<std::byte*>(t->output) + first * t->output_token_stride * element;
+      chunk.input_token_stride = t->input_token_stride;
+      chunk.input_head_stride = t->input_head_stride;
+      chunk.output_token_stride = t->output_token_stride;
+      chunk.output_head_stride = t->output_head_stride;
+      rotate(chunk);
+    }
+  }
+  return status::success();
+}
+
+struct implementation {
+  rotate_fn rotate;
+};
+
+// Parallel to the registry below, entry for entry.
+constexpr std::array<implementation, 4> implementations{{
+    {detail::rotate_chunk_simd},
+    {detail::rotate_chunk_simd},
+    {detail::rotate_chunk_scalar},
+    {detail::rotate_chunk_scalar},
+}};
+
+template <std::size_t I>
+status apply_registered(const rope_call& call, const rope_angles& angles) {
+  return run(kernel_registry()[I], implementations[I].rotate, call, angles);
+}
+
+constexpr std::array<kernel_info, 4> registry{{
+    {"cache_simd",
+     "float32 cos/sin table per position; AVX2/AVX-512 FMA rotation (Highway, runtime "
+     "dispatch), scalar fallback",
+     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<0>},
+    {"on_the_fly_simd",
+     "cos/sin per token from positions in double (SLEEF); AVX2/AVX-512 FMA rotation "
+     "(Highway, runtime dispatch), scalar fallback",
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<1>},
+    {"cache_scalar", "float32 cos/sin table per position; portable scalar FMA rotation",
+     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<2>},
+    {"on_the_fly_scalar",
+     "cos/sin per token from positions in double (SLEEF); portable scalar FMA rotation",
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<3>},
+}};
+
+}  // namespace
+
+bool kernel_info::supports(dtype t) const {
+  return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end();
+}
+
+bool kernel_info::supports(pairing p) const {
+  return std::find(pairings.begin(), pairings.end(), p) != pairings.end();
+}
+
+result<rope_angles> kernel_info::prepare(const rope_frequencies& frequencies,
+                                         std::int64_t max_position) const {
+  return rope_angles::prepare(strategy, frequencies, max_position);
+}
+
+std::span<const kernel_info> kernel_registry() { return registry; }
+
+const kernel_info* find_kernel(std::string_view name) {
+  for (const kernel_info& k : registry) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+nlohmann::json kernels_json() {
+  nlohmann::json all = nlohmann::json::array();
+  for (const kernel_info& k : registry) {
+    nlohmann::json dtypes = nlohmann::json::array();
+    for (dtype t : k.dtypes) dtypes.push_back(std::string(to_string(t)));
+    nlohmann::json pairings = nlohmann::json::array();
+    for (pairing p : k.pairings) pairings.push_back(std::string(to_string(p)));
+    all.push_back({{"name", std::string(k.name)},
+                   {"description", std::string(k.description)},
+                   {"strategy", std::string(to_string(k.strategy))},
+                   {"dtypes", dtypes},
+                   {"pairings", pairings}});
+  }
+  return all;
+}
+
+status apply_kernel(std::string_view kernel_name, const rope_spec& spec,
+                    const dense_rope_args& args) {
+  const kernel_info* kernel = find_kernel(kernel_name);
+  if (kernel == nullptr) {
+    std::string known;
+    for (const kernel_info& k : registry) known += (known.empty() ? "" : ", ") + std::string(k.name);
+    return invalid("unknown kernel '" + std::string(kernel_name) + "' (known: " + known + ")");
+  }
+  if (args.head_dim != spec.head_dim) {
+    return invalid("X has head_dim " + std::to_string(args.head_dim) + " but the spec says " +
+                   std::to_string(spec.head_dim));
+  }
+  if (args.batch < 1 || args.tokens < 0 || args.heads < 1) {
+    return invalid("X shape must have batch >= 1, tokens >= 0, heads >= 1");
+  }
+  if (args.tokens > std::numeric_limits<std::int64_t>::max() / args.batch) {
+    return invalid("batch * tokens overflows");
+  }
+  if (args.position_type != dtype::int32 && args.position_type != dtype::int64) {
+    return invalid("positions must be int32 or int64, got " +
+                   std::string(to_string(args.position_type)));
+  }
+  if (spec.rotary_dim < 2 || spec.rotary_dim % 2 != 0 || spec.rotary_dim > spec.head_dim) {
+    return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
+                   std::to_string(spec.rotary_dim));
+  }
+
+  rope_call call;
+  call.storage = args.storage;
+  call.pair = spec.pair;
+  call.dir = args.dir;
+  call.head_dim = args.head_dim;
+  call.rotary_dim = spec.rotary_dim;
+  call.position_type = args.position_type;
+
+  const std::int64_t position_count = args.positions_per_batch ? args.batch * args.tokens : args.tokens;
+  std::int64_t max_position = 0;
+  if (args.positions != nullptr) {
+    call.positions = args.positions;
+    call.tokens = position_count;
+    for (std::int64_t i = 0; i < position_count; ++i) {
+      max_position = std::max(max_position, position_at(call, i) + 1);
+    }
+  }
+  auto angles = kernel->prepare(unscaled_frequencies(spec), max_position);
+  if (!angles.ok()) return angles.state;
+
+  // Shared positions: one call per batch entry; per-batch positions: batch folds into tokens.
+  const bool fold = args.positions_per_batch || args.batch == 1;
+  const std::int64_t calls = fold ? 1 : args.batch;
+  const std::int64_t per_call_elements = args.tokens * args.heads * args.head_dim;
+  for (std::int64_t b = 0; b < calls; ++b) {
+    const std::int64_t offset = b * per_call_elements * static_cast<std::int64_t>(size_of(args.storage));
+    call.tokens = fold ? args.batch * args.tokens : args.tokens;
+    const auto* x = args.x == nullptr ? nullptr : static_cast<const std::byte*>(args.x) + offset;
+    auto* y = args.y == nullptr ? nullptr : static_cast<std::byte*>(args.y) + offset;
+    call.q = packed_tensor(x, y, args.heads, args.head_dim);
+    if (status s = kernel->apply(call, *angles.value); !s.ok()) return s;
+  }
+  return status::success();
+}
+
+}  // namespace ropecheck::fast

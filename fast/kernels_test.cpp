@@ -1,0 +1,356 @@
+// Behaviour every registered kernel must share: in place == out of place, pass-through dims,
+// Q+K in one call == two calls, inverse∘forward ≈ identity, strided layouts == packed, the
+// strategies and the SIMD/scalar paths agree bit for bit, and the registry/JSON/CLI helpers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <set>
+
+#include "fast/cos_sin.h"
+#include "fast/kernel_test_support.h"
+
+namespace ropecheck::fast {
+namespace {
+
+using namespace ropecheck::fast::testing;
+
+struct setup {
+  const kernel_info* kernel;
+  dtype storage;
+  pairing pair;
+};
+
+std::string name_of(const setup& s) {
+  return std::string(s.kernel->name) + "_" + std::string(to_string(s.storage)) + "_" +
+         std::string(to_string(s.pair));
+}
+
+std::vector<setup> all_setups() {
+  std::vector<setup> all;
+  for (const kernel_info& k : kernel_registry()) {
+    for (dtype t : storage_dtypes()) {
+      for (pairing p : pairings()) all.push_back({&k, t, p});
+    }
+  }
+  return all;
+}
+
+constexpr std::int64_t head_dim = 40;
+constexpr std::int64_t rotary_dim = 36;  // 18 pairs: whole vectors plus a scalar tail
+constexpr std::int64_t tokens = 37;
+
+std::vector<std::int64_t> some_positions(std::int64_t n) {
+  std::vector<std::int64_t> p(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = (i * 7919) % 5000;
+  return p;
+}
+
+class kernel_behaviour : public ::testing::TestWithParam<setup> {
+ protected:
+  const kernel_info& kernel() const { return *GetParam().kernel; }
+  dtype storage() const { return GetParam().storage; }
+
+  rope_call base_call() const {
+    rope_call c;
+    c.storage = storage();
+    c.pair = GetParam().pair;
+    c.head_dim = head_dim;
+    c.rotary_dim = rotary_dim;
+    c.tokens = tokens;
+    c.positions = positions_.data();
+    c.position_type = dtype::int64;
+    return c;
+  }
+  const rope_angles& angles() const { return angles_for(kernel()); }
+  const rope_angles& angles_for(const kernel_info& k) const {
+    static std::map<angle_strategy, rope_angles> prepared;
+    auto it = prepared.find(k.strategy);
+    if (it == prepared.end()) {
+      const rope_spec spec = make_spec(head_dim, rotary_dim, 5e5, pairing::half_split);
+      it = prepared.emplace(k.strategy, prepare_or_die(k, unscaled_frequencies(spec), 5000)).first;
+    }
+    return it->second;
+  }
+  // Packed out-of-place rotation of x with `heads` heads.
+  buffer rotate(const kernel_info& k, const buffer& x, std::int64_t heads, direction dir = direction::forward) const {
+    buffer y(x.type, x.count);
+    rope_call c = base_call();
+    c.dir = dir;
+    c.q = packed_tensor(x.data(), y.data(), heads, head_dim);
+    const status s = k.apply(c, angles_for(k));
+    EXPECT_TRUE(s.ok()) << s.message;
+    return y;
+  }
+
+  std::vector<std::int64_t> positions_ = some_positions(tokens);
+};
+
+TEST_P(kernel_behaviour, in_place_equals_out_of_place) {
+  const buffer x = random_buffer(storage(), tokens * 3 * head_dim, 11);
+  const buffer y = rotate(kernel(), x, 3);
+  buffer z = x;
+  rope_call c = base_call();
+  c.q = packed_tensor(z.data(), z.data(), 3, head_dim);
+  ASSERT_TRUE(kernel().apply(c, angles()).ok());
+  EXPECT_TRUE(z.same_bits(y));
+}
+
+TEST_P(kernel_behaviour, pass_through_dims_are_bit_exact) {
+  buffer x = random_buffer(storage(), tokens * 2 * head_dim, 12);
+  // Odd bit patterns (NaN payloads, negative zero) must survive the copy untouched.
+  for (std::int64_t r = 0; r < tokens * 2; ++r) {
+    x.set(r * head_dim + rotary_dim, -0.0f);
+    x.set(r * head_dim + rotary_dim + 1, std::nanf("0x12"));
+  }
+  const buffer y = rotate(kernel(), x, 2);
+  const std::size_t e = size_of(storage());
+  for (std::int64_t r = 0; r < tokens * 2; ++r) {
+    const std::size_t at = static_cast<std::size_t>(r * head_dim + rotary_dim) * e;
+    EXPECT_EQ(std::memcmp(x.data() + at, y.data() + at, static_cast<std::size_t>(head_dim - rotary_dim) * e), 0);
+  }
+  // In place: the same bytes stay as they were.
+  buffer z = x;
+  rope_call c = base_call();
+  c.q = packed_tensor(z.data(), z.data(), 2, head_dim);
+  ASSERT_TRUE(kernel().apply(c, angles()).ok());
+  EXPECT_TRUE(z.same_bits(y));
+}
+
+TEST_P(kernel_behaviour, q_and_k_in_one_call_equal_two_calls) {
+  const std::int64_t q_heads = 4, k_heads = 2;  // GQA
+  const buffer q = random_buffer(storage(), tokens * q_heads * head_dim, 13);
+  const buffer k = random_buffer(storage(), tokens * k_heads * head_dim, 14);
+  buffer q_out(storage(), q.count), k_out(storage(), k.count);
+  rope_call c = base_call();
+  c.q = packed_tensor(q.data(), q_out.data(), q_heads, head_dim);
+  c.k = packed_tensor(k.data(), k_out.data(), k_heads, head_dim);
+  ASSERT_TRUE(kernel().apply(c, angles()).ok());
+  EXPECT_TRUE(q_out.same_bits(rotate(kernel(), q, q_heads)));
+  EXPECT_TRUE(k_out.same_bits(rotate(kernel(), k, k_heads)));
+}
+
+TEST_P(kernel_behaviour, inverse_after_forward_is_nearly_identity) {
+  const buffer x = random_buffer(storage(), tokens * 2 * head_dim, 15);
+  const buffer back = rotate(kernel(), rotate(kernel(), x, 2), 2, direction::inverse);
+  // Two roundings of each rotation plus cos²+sin² ≠ 1 in float: a few units of the storage
+  // precision relative to the pair norm.
+  const double u = std::ldexp(1.0, -precision_bits(storage()));
+  const std::int64_t pairs = rotary_dim / 2;
+  for (std::int64_t r = 0; r < tokens * 2; ++r) {
+    for (std::int64_t j = 0; j < pairs; ++j) {
+      const bool adjacent = GetParam().pair == pairing::adjacent;
+      const std::int64_t ia = r * head_dim + (adjacent ? 2 * j : j);
+      const std::int64_t ib = r * head_dim + (adjacent ? 2 * j + 1 : j + pairs);
+      const double norm = std::hypot(x.get(ia), x.get(ib));
+      EXPECT_NEAR(back.get(ia), x.get(ia), 8 * u * norm);
+      EXPECT_NEAR(back.get(ib), x.get(ib), 8 * u * norm);
+    }
+  }
+}
+
+TEST_P(kernel_behaviour, strided_layouts_equal_packed) {
+  const std::int64_t heads = 3;
+  const buffer x = random_buffer(storage(), tokens * heads * head_dim, 16);
+  const buffer expected = rotate(kernel(), x, heads);
+  struct layout {
+    const char* name;
+    std::int64_t token_stride, head_stride;
+  };
+  // sbhd with batch 2 (this is batch entry 0), heads-major [h, t, d], padded rows.
+  for (layout l : {layout{"sbhd", 2 * heads * head_dim, head_dim},
+                   layout{"hsd", head_dim, tokens * head_dim},
+                   layout{"padded", heads * (head_dim + 8) + 24, head_dim + 8}}) {
+    const std::int64_t extent = (tokens - 1) * l.token_stride + (heads - 1) * l.head_stride + head_dim;
+    buffer xs(storage(), extent), ys(storage(), extent);
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t i = 0; i < head_dim; ++i)
+          xs.set(t * l.token_stride + h * l.head_stride + i, x.get(packed_index(t, h, heads, head_dim) + i));
+    rope_call c = base_call();
+    c.q = {xs.data(), ys.data(), heads, l.token_stride, l.head_stride, l.token_stride, l.head_stride};
+    ASSERT_TRUE(kernel().apply(c, angles()).ok()) << l.name;
+    bool same = true;
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t i = 0; i < head_dim; ++i) {
+          const float a = ys.get(t * l.token_stride + h * l.head_stride + i);
+          const float b = expected.get(packed_index(t, h, heads, head_dim) + i);
+          same = same && std::memcmp(&a, &b, sizeof a) == 0;
+        }
+    EXPECT_TRUE(same) << l.name;
+  }
+}
+
+TEST_P(kernel_behaviour, agrees_bit_for_bit_with_every_other_kernel) {
+  buffer x = random_buffer(storage(), tokens * 2 * head_dim, 17, 70000.0f);
+  // Specials: infinities, NaN, subnormals, values that overflow 16-bit formats when rotated.
+  x.set(0, INFINITY);
+  x.set(3, -INFINITY);
+  x.set(5, 1e-40f);
+  x.set(7, 65504.0f);
+  x.set(8, 3.3e38f);
+  const buffer mine = rotate(kernel(), x, 2);
+  for (const kernel_info& other : kernel_registry()) {
+    const buffer theirs = rotate(other, x, 2);
+    for (std::int64_t i = 0; i < x.count; ++i) {
+      const float a = mine.get(i), b = theirs.get(i);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << other.name << " differs at " << i << ": " << a << " vs " << b;
+    }
+  }
+}
+
+TEST_P(kernel_behaviour, int32_positions_and_token_slices_match) {
+  const buffer x = random_buffer(storage(), tokens * 2 * head_dim, 18);
+  const buffer expected = rotate(kernel(), x, 2);
+  std::vector<std::int32_t> narrow(positions_.begin(), positions_.end());
+  buffer y(storage(), x.count);
+  rope_call c = base_call();
+  c.positions = narrow.data();
+  c.position_type = dtype::int32;
+  c.q = packed_tensor(x.data(), y.data(), 2, head_dim);
+  for (std::int64_t begin : {0, 5, 21}) {
+    const std::int64_t end = begin == 0 ? 5 : begin == 5 ? 21 : tokens;
+    ASSERT_TRUE(kernel().apply(slice_tokens(c, begin, end), angles()).ok());
+  }
+  EXPECT_TRUE(y.same_bits(expected));
+}
+
+INSTANTIATE_TEST_SUITE_P(fast, kernel_behaviour, ::testing::ValuesIn(all_setups()),
+                         [](const auto& info) { return name_of(info.param); });
+
+// Attention factor 0.5 (a power of two, so every product scales exactly) halves float32
+// outputs bit for bit: the factor reaches cos and sin, nothing else.
+TEST(kernel_attention_factor, scales_cos_and_sin) {
+  const std::int64_t t = 9;
+  const rope_spec spec = make_spec(head_dim, rotary_dim, 5e5, pairing::half_split);
+  rope_frequencies halved = unscaled_frequencies(spec);
+  halved.attention_factor = 0.5;
+  const std::vector<std::int64_t> positions = some_positions(t);
+  const buffer x = random_buffer(dtype::float32, t * head_dim, 19);
+  for (const kernel_info& k : kernel_registry()) {
+    for (pairing p : pairings()) {
+      buffer y(dtype::float32, x.count), z(dtype::float32, x.count);
+      rope_call c;
+      c.pair = p;
+      c.head_dim = head_dim;
+      c.rotary_dim = rotary_dim;
+      c.tokens = t;
+      c.positions = positions.data();
+      c.q = packed_tensor(x.data(), y.data(), 1, head_dim);
+      ASSERT_TRUE(k.apply(c, prepare_or_die(k, unscaled_frequencies(spec), 5000)).ok());
+      c.q = packed_tensor(x.data(), z.data(), 1, head_dim);
+      ASSERT_TRUE(k.apply(c, prepare_or_die(k, halved, 5000)).ok());
+      for (std::int64_t r = 0; r < t; ++r)
+        for (std::int64_t i = 0; i < rotary_dim; ++i)
+          EXPECT_EQ(z.get(r * head_dim + i), 0.5f * y.get(r * head_dim + i)) << k.name;
+    }
+  }
+}
+
+// Large out-of-place calls take the non-temporal store path; it must write the same bits.
+TEST(kernel_streaming, large_outputs_match_scalar) {
+  const std::int64_t t = 1024, heads = 32, d = 128;  // 16 MiB of float32 output
+  const rope_spec spec = make_spec(d, d, 1e4, pairing::half_split);
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(t));
+  for (std::int64_t i = 0; i < t; ++i) positions[static_cast<std::size_t>(i)] = i;
+  for (dtype storage : storage_dtypes()) {
+    for (pairing p : pairings()) {
+      const std::int64_t tokens_here = storage == dtype::float32 ? t : 2 * t - 16;
+      const buffer x = random_buffer(storage, tokens_here * heads * d, 20);
+      buffer fast_out(storage, x.count), scalar_out(storage, x.count);
+      std::vector<std::int64_t> pos(static_cast<std::size_t>(tokens_here));
+      for (std::int64_t i = 0; i < tokens_here; ++i) pos[static_cast<std::size_t>(i)] = i % t;
+      for (auto [name, out] : {std::pair{"cache_simd", &fast_out}, std::pair{"cache_scalar", &scalar_out}}) {
+        const kernel_info& k = *find_kernel(name);
+        const rope_angles a = prepare_or_die(k, unscaled_frequencies(spec), t);
+        rope_call c;
+        c.storage = storage;
+        c.pair = p;
+        c.head_dim = d;
+        c.rotary_dim = d;
+        c.tokens = tokens_here;
+        c.q = packed_tensor(x.data(), out->data(), heads, d);
+        c.positions = pos.data();
+        ASSERT_TRUE(k.apply(c, a).ok());
+      }
+      EXPECT_TRUE(fast_out.same_bits(scalar_out)) << to_string(storage) << " " << to_string(p);
+    }
+  }
+}
+
+TEST(cos_sin, avx2_and_portable_paths_agree) {
+  const rope_spec spec = make_spec(128, 128, 1e6, pairing::half_split);
+  const auto theta = inverse_frequencies(spec);
+  std::vector<std::int64_t> positions;
+  for (int k = 0; k <= 24; ++k) positions.push_back((std::int64_t{1} << k) + (k % 3) - 1);
+  std::vector<float> a(positions.size() * 128), b(a.size());
+  fill_cos_sin_rows(positions.data(), static_cast<std::int64_t>(positions.size()), theta.data(), 64, 1.0, a.data());
+  fill_cos_sin_rows_portable(positions.data(), static_cast<std::int64_t>(positions.size()), theta.data(), 64, 1.0, b.data());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    // SLEEF's vector and scalar builds may differ in the last double bit, which can only
+    // move a float rounding by one ulp in rare halfway cases.
+    EXPECT_LE(std::fabs(a[i] - b[i]), std::nextafter(std::fabs(a[i]), 2.0f) - std::fabs(a[i])) << i;
+  }
+}
+
+TEST(registry, names_are_unique_and_findable) {
+  std::set<std::string_view> names;
+  for (const kernel_info& k : kernel_registry()) {
+    EXPECT_TRUE(names.insert(k.name).second) << k.name;
+    EXPECT_EQ(find_kernel(k.name), &k);
+    EXPECT_FALSE(k.description.empty());
+    EXPECT_FALSE(k.dtypes.empty());
+    EXPECT_FALSE(k.pairings.empty());
+  }
+  EXPECT_EQ(find_kernel("no_such_kernel"), nullptr);
+}
+
+TEST(registry, json_lists_every_kernel) {
+  const nlohmann::json j = kernels_json();
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), kernel_registry().size());
+  for (const auto& k : j) {
+    EXPECT_TRUE(k.at("name").is_string());
+    EXPECT_TRUE(k.at("strategy") == "cache" || k.at("strategy") == "on_the_fly");
+    EXPECT_EQ(k.at("dtypes"), nlohmann::json({"float32", "float16", "bfloat16"}));
+    EXPECT_EQ(k.at("pairings"), nlohmann::json({"half", "adjacent"}));
+  }
+}
+
+TEST(apply_kernel, dense_batches_with_shared_and_per_batch_positions) {
+  const std::int64_t batch = 3, t = 5, heads = 2, d = 16;
+  const rope_spec spec = make_spec(d, d, 1e4, pairing::adjacent);
+  const buffer x = random_buffer(dtype::float32, batch * t * heads * d, 21);
+  std::vector<std::int64_t> shared{4, 0, 9, 2, 7};
+  std::vector<std::int64_t> per_batch;
+  for (std::int64_t b = 0; b < batch; ++b) per_batch.insert(per_batch.end(), shared.begin(), shared.end());
+  buffer y1(dtype::float32, x.count), y2(dtype::float32, x.count);
+  dense_rope_args args;
+  args.x = x.data();
+  args.y = y1.data();
+  args.batch = batch;
+  args.tokens = t;
+  args.heads = heads;
+  args.head_dim = d;
+  args.positions = shared.data();
+  for (const kernel_info& k : kernel_registry()) {
+    args.y = y1.data();
+    args.positions = shared.data();
+    args.positions_per_batch = false;
+    ASSERT_TRUE(apply_kernel(k.name, spec, args).ok());
+    args.y = y2.data();
+    args.positions = per_batch.data();
+    args.positions_per_batch = true;
+    ASSERT_TRUE(apply_kernel(k.name, spec, args).ok());
+    EXPECT_TRUE(y1.same_bits(y2)) << k.name;
+  }
+  const status unknown = apply_kernel("nope", spec, args);
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message.find("unknown kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ropecheck::fast

@@ -1,0 +1,54 @@
+// rope_call: one RoPE application described as plain data — pointers, element strides, int64
+// sizes and enums — so the versioned C ABI (ropecheck/kernel_abi.h) maps onto it field for
+// field. Q and K of shape [tokens, heads, head_dim] each, any token/head stride (bshd, sbhd,
+// packed thd), the last dimension contiguous; different head counts allowed (GQA).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "numeric/dtype.h"
+#include "spec/rope_spec.h"
+
+namespace ropecheck::fast {
+
+// forward rotates pair j by +m·θ_j; inverse by −m·θ_j (the backward pass of RoPE).
+enum class direction { forward, inverse };
+
+constexpr std::string_view to_string(direction d) {
+  return d == direction::forward ? "forward" : "inverse";
+}
+
+// One of Q or K. heads == 0 means absent. Strides count elements of the storage dtype.
+// In place is output == input with equal strides; any other overlap is an error.
+struct rope_tensor {
+  const void* input = nullptr;
+  void* output = nullptr;
+  std::int64_t heads = 0;
+  std::int64_t input_token_stride = 0;
+  std::int64_t input_head_stride = 0;
+  std::int64_t output_token_stride = 0;
+  std::int64_t output_head_stride = 0;
+};
+
+struct rope_call {
+  dtype storage = dtype::float32;        // float32, float16 or bfloat16; math is float32
+  pairing pair = pairing::half_split;
+  direction dir = direction::forward;
+  std::int64_t head_dim = 0;
+  std::int64_t rotary_dim = 0;           // even, 2 <= rotary_dim <= head_dim
+  std::int64_t tokens = 0;
+  rope_tensor q;
+  rope_tensor k;
+  const void* positions = nullptr;       // one per token
+  dtype position_type = dtype::int64;    // int32 or int64
+};
+
+// A dense [tokens, heads, head_dim] tensor (bshd with batch folded into tokens, or thd).
+rope_tensor packed_tensor(const void* input, void* output, std::int64_t heads,
+                          std::int64_t head_dim);
+
+// The same call restricted to tokens [begin, end): how work is split across threads.
+rope_call slice_tokens(const rope_call& call, std::int64_t begin, std::int64_t end);
+
+}  // namespace ropecheck::fast

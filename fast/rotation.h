@@ -1,0 +1,107 @@
+// rotation: the inner loop shared by every fast kernel — rotate a run of tokens' rows of one
+// tensor by already computed float32 cos/sin rows. Internal to fast/.
+//
+// Operations per pair (a, b) with float32 c, s (s negated for the inverse direction, exact):
+//   a, b  <- load, widened exactly to float32 for float16/bfloat16 storage
+//   y_a = fma(a, c, −fl(b·s))      one rounded product, then one fused multiply-add
+//   y_b = fma(b, c,  fl(a·s))
+//   store y rounded once to the storage dtype (RNE); float32 stores it as is.
+// The same sequence in every path (scalar, AVX2, AVX-512; half-split and adjacent), so all
+// kernels agree bit for bit. Error of y_a, first order, with u = 2^-24 and φ the angle:
+// cos/sin rounding |a|·δc + |b|·δs with δ ≤ u·min(|v|, 1/2) (half an ulp, and |c|, |s| < 1),
+// the one rounded product ≤ u·|b·s|, the FMA's single rounding ≤ u·|y_a|. Maximised over
+// (a, b) of norm r and over φ this is 2.5·u·r, reached at a = 0, s = ±1 (y_b likewise); the
+// angle's own error adds ≤ ~0.05·u·r at m = 2^24 (cos_sin.h). Without FMA the a·c product
+// adds u·|a·c| more (3·u·r), which is why every path fuses. With an attention factor f the
+// bound scales by max(1, f).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "numeric/dtype.h"
+#include "numeric/half.h"
+#include "spec/rope_spec.h"
+
+namespace ropecheck::fast::detail {
+
+// A run of tokens of one tensor. Strides in elements; row pointers per token are computed by
+// the driver, cos_sin_rows[i] is token i's row (pairs cos values, then pairs sin values).
+struct rotation_chunk {
+  dtype storage = dtype::float32;
+  pairing pair = pairing::half_split;
+  bool inverse = false;
+  bool in_place = false;
+  bool allow_streaming = false;  // non-temporal stores, if rows are vector aligned
+  std::int64_t tokens = 0;
+  std::int64_t heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t pairs = 0;  // rotary_dim / 2
+  const float* const* cos_sin_rows = nullptr;
+  const std::byte* input = nullptr;  // token 0, head 0
+  std::byte* output = nullptr;
+  std::int64_t input_token_stride = 0;
+  std::int64_t input_head_stride = 0;
+  std::int64_t output_token_stride = 0;
+  std::int64_t output_head_stride = 0;
+};
+
+void rotate_chunk_scalar(const rotation_chunk& chunk);
+void rotate_chunk_simd(const rotation_chunk& chunk);  // AVX2/AVX-512 with runtime dispatch
+
+inline float load_element(dtype storage, const std::byte* row, std::int64_t i) {
+  switch (storage) {
+    case dtype::float16:
+      return float16_bits_to_float(reinterpret_cast<const std::uint16_t*>(row)[i]);
+    case dtype::bfloat16:
+      return bfloat16_bits_to_float(reinterpret_cast<const std::uint16_t*>(row)[i]);
+    default:
+      return reinterpret_cast<const float*>(row)[i];
+  }
+}
+
+inline void store_element(dtype storage, std::byte* row, std::int64_t i, float v) {
+  switch (storage) {
+    case dtype::float16:
+      reinterpret_cast<std::uint16_t*>(row)[i] = float_to_float16_bits(v);
+      break;
+    case dtype::bfloat16:
+      reinterpret_cast<std::uint16_t*>(row)[i] = float_to_bfloat16_bits(v);
+      break;
+    default:
+      reinterpret_cast<float*>(row)[i] = v;
+  }
+}
+
+// Pairs [first_pair, pairs) of one row: the scalar loop, and the SIMD loops' tail.
+inline void rotate_row_scalar(const rotation_chunk& chunk, const float* cos_sin,
+                              const std::byte* in, std::byte* out, std::int64_t first_pair) {
+  const std::int64_t pairs = chunk.pairs;
+  const bool adjacent = chunk.pair == pairing::adjacent;
+  for (std::int64_t j = first_pair; j < pairs; ++j) {
+    const std::int64_t ia = adjacent ? 2 * j : j;
+    const std::int64_t ib = adjacent ? 2 * j + 1 : j + pairs;
+    const float a = load_element(chunk.storage, in, ia);
+    const float b = load_element(chunk.storage, in, ib);
+    const float c = cos_sin[j];
+    const float s = chunk.inverse ? -cos_sin[pairs + j] : cos_sin[pairs + j];
+    const float bs = b * s;
+    const float as = a * s;
+    store_element(chunk.storage, out, ia, std::fma(a, c, -bs));
+    store_element(chunk.storage, out, ib, std::fma(b, c, as));
+  }
+}
+
+// Out of place, dims [rotary_dim, head_dim) are copied bit for bit; in place they are left
+// untouched.
+inline void copy_pass_through(const rotation_chunk& chunk, const std::byte* in, std::byte* out) {
+  if (chunk.in_place || chunk.head_dim == 2 * chunk.pairs) return;
+  const std::size_t element = size_of(chunk.storage);
+  const std::size_t offset = static_cast<std::size_t>(2 * chunk.pairs) * element;
+  std::memcpy(out + offset, in + offset,
+              static_cast<std::size_t>(chunk.head_dim - 2 * chunk.pairs) * element);
+}
+
+}  // namespace ropecheck::fast::detail
