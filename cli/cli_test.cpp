@@ -2,7 +2,6 @@
 // `ropecheck reference`, agreement of the three forms, and bad input refused with exit 2,
 // a one-line message, and no output file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli/cli_test_support.h"
 #include "fixtures/fixture_data.h"
 #include "io/npy.h"
 #include "io/read_tensor.h"
@@ -20,34 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct run_result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
+using testing::file_text;
+using testing::run_result;
+const auto run = testing::run_ropecheck;
 
-run_result run(const std::string& args) {
-  const std::string command = std::string(ROPECHECK_EXE) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public testing::scratch_dir_test {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() /
-          ("ropecheck_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-  void write_text(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-  }
   // Seed 000's inputs: xq = arange(160) as (2, 5, 2, 8), positions 0…4 per token.
   void write_seed000_inputs() const {
     std::vector<double> xq(160);
@@ -57,7 +35,6 @@ class CliTest : public ::testing::Test {
     write_npy(path("pos.npy"), from_float64(positions, {5}, dtype::int64));
     write_text("spec.json", R"({"head_dim": 8, "rope_theta": 10000.0, "pairing": "adjacent"})");
   }
-  fs::path dir;
 };
 
 TEST_F(CliTest, VersionAndHelp) {
@@ -176,6 +153,49 @@ TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
                         path("ref.npy") + " --pos " + path("pos.npy") + " --out " + path("z.npy"));
   EXPECT_EQ(wide.exit_code, 2);
   EXPECT_NE(wide.output.find("ref.npy: dtype"), std::string::npos) << wide.output;
+}
+
+TEST_F(CliTest, GatePassesOnABuiltInKernelWithByteIdenticalJson) {
+  const std::string gate = "gate --kernel cache_simd --seed 7 ";
+  const auto first = run(gate + "--json " + path("a.json") + " --junit " + path("a.xml"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("gate: PASS"), std::string::npos);
+  EXPECT_NE(first.output.find("seed000_worked_example/cache_simd/float32"), std::string::npos);
+  ASSERT_EQ(run(gate + "--json " + path("b.json")).exit_code, 0);
+  const std::string json = file_text(path("a.json"));
+  EXPECT_EQ(json, file_text(path("b.json")));
+  for (const char* field : {"\"verdict\": \"pass\"", "\"kernels\"", "\"worst_over_bound\"",
+                            "\"cases\"", "\"fixtures\""})
+    EXPECT_NE(json.find(field), std::string::npos) << field;
+  EXPECT_NE(file_text(path("a.xml")).find("<testsuites"), std::string::npos);
+
+  // `report` renders the saved JSON again, identically.
+  const auto again = run("report " + path("a.json") + " --json " + path("c.json"));
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(file_text(path("c.json")), json);
+
+  // A baseline whose worst/bound ratios were 10x smaller makes the same run a regression.
+  std::string tighter = json;
+  const std::string key = "\"worst_over_bound\": 0.";
+  for (std::size_t at = 0; (at = tighter.find(key, at)) != std::string::npos; at += key.size())
+    tighter.insert(at + key.size(), "0");  // 0.762 -> 0.0762
+  write_text("baseline.json", tighter);
+  const auto regressed = run(gate + "--baseline " + path("baseline.json"));
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.output;
+  EXPECT_NE(regressed.output.find("baseline/cache_simd/"), std::string::npos);
+}
+
+TEST_F(CliTest, GateAndReportRefuseBadInput) {
+  const auto unknown = run("gate --kernel no_such_kernel");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("no_such_kernel"), std::string::npos);
+  EXPECT_EQ(run("gate --profile slow").exit_code, 2);
+  write_text("bad.json", R"({"report": "gate", "verdict": "maybe"})");
+  const auto bad = run("report " + path("bad.json"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("bad.json"), std::string::npos) << bad.output;
+  EXPECT_EQ(run("report " + path("missing.json")).exit_code, 2);
+  EXPECT_EQ(run("gate --kernel cache_simd --baseline " + path("missing.json")).exit_code, 2);
 }
 
 }  // namespace

@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ropecheck ") + ROPECHECK_VERSION);
   app.require_subcommand(1);
   int exit_status = exit_pass;
+  add_gate_command(app, exit_status);
+  add_audit_command(app, exit_status);
+  add_report_command(app, exit_status);
   add_reference_command(app, exit_status);
   add_apply_command(app, exit_status);
   add_kernels_command(app, exit_status);

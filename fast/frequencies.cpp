@@ -1,6 +1,7 @@
 // θ_j = base^(−2j/rotary_dim) (RoFormer eq. 15).
 #include "fast/frequencies.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ropecheck::fast {
@@ -22,6 +23,139 @@ std::vector<double> inverse_frequencies(const rope_spec& spec) {
 
 rope_frequencies unscaled_frequencies(const rope_spec& spec) {
   return {inverse_frequencies(spec), 1.0};
+}
+
+}  // namespace ropecheck::fast
+
+namespace ropecheck::fast {
+namespace {
+
+// Everything below runs in long double (64-bit significand on x86-64) and rounds once to
+// double at the end: the scaled θ_j then stay within a couple of double ulps of exact.
+using wide = long double;
+constexpr wide two_pi = 6.283185307179586476925286766559005768L;
+
+std::vector<wide> wide_theta(int d, wide base) {
+  std::vector<wide> theta(static_cast<std::size_t>(d / 2));
+  for (int i = 0; i < d / 2; ++i) theta[static_cast<std::size_t>(i)] = std::pow(base, -2.0L * i / d);
+  return theta;
+}
+
+// YaRN's g(s, m) = 0.1·m·ln s + 1 for s > 1, else 1.
+wide yarn_g(wide s, wide m) { return s <= 1 ? 1.0L : 0.1L * m * std::log(s) + 1.0L; }
+
+void yarn(const rope_spec& spec, std::vector<wide>& theta, wide& factor) {
+  const rope_scaling& sc = spec.scaling;
+  const int d = spec.rotary_dim;
+  const wide l0 = static_cast<wide>(sc.original_max_position_embeddings);
+  wide s = sc.factor;
+  if (sc.convention == scaling_convention::hf_derived_factor && sc.original_max_in_rope_scaling &&
+      sc.max_position_embeddings > 0)
+    s = static_cast<wide>(sc.max_position_embeddings) / l0;
+  const wide log_base = std::log(static_cast<wide>(spec.base));
+  const auto corr = [&](wide r) { return d * std::log(l0 / (two_pi * r)) / (2 * log_base); };
+  wide low = corr(sc.beta_fast);
+  wide high = corr(sc.beta_slow);
+  if (sc.truncate || sc.convention == scaling_convention::deepseek ||
+      sc.convention == scaling_convention::ggml) {
+    low = std::floor(low);
+    high = std::ceil(high);
+  }
+  low = std::max(low, 0.0L);
+  high = std::min(high, static_cast<wide>(d - 1));
+  wide span = high - low;
+  if (sc.convention == scaling_convention::ggml) span = std::max(span, 0.001L);
+  else if (high == low) span = 0.001L;
+  for (std::size_t i = 0; i < theta.size(); ++i) {
+    const wide ramp = std::clamp((static_cast<wide>(i) - low) / span, 0.0L, 1.0L);
+    const wide e = (1 - ramp) * sc.extrapolation_factor;
+    theta[i] = theta[i] / s * (1 - e) + theta[i] * e;
+  }
+  const wide attn = sc.attn_factor;
+  if (sc.attention_factor) factor = *sc.attention_factor;
+  else if (sc.convention == scaling_convention::deepseek)
+    factor = yarn_g(s, sc.mscale.value_or(1)) / yarn_g(s, sc.mscale_all_dim.value_or(0)) * attn;
+  else if (sc.convention == scaling_convention::ggml)
+    factor = sc.extrapolation_factor != 0 ? attn * yarn_g(s, 1) : attn;
+  else if (sc.mscale.value_or(0) != 0 && sc.mscale_all_dim.value_or(0) != 0)
+    factor = yarn_g(s, *sc.mscale) / yarn_g(s, *sc.mscale_all_dim) * attn;
+  else factor = yarn_g(s, 1) * attn;
+}
+
+}  // namespace
+
+rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence_length) {
+  const rope_scaling& sc = spec.scaling;
+  const int d = spec.rotary_dim > 0 ? spec.rotary_dim : 0;
+  const wide base = spec.base;
+  const wide s = sc.factor;
+  const std::int64_t length = spec.sequence_length > 0 ? spec.sequence_length : sequence_length;
+  const wide dim_ratio = static_cast<wide>(d) / (d - 2);  // d/(d−2), NTK's exponent
+  std::vector<wide> theta;
+  wide factor = 1;
+  switch (sc.type) {
+    case scaling_type::none:
+      theta = wide_theta(d, base);
+      break;
+    case scaling_type::linear:
+      theta = wide_theta(d, base);
+      for (auto& t : theta) t /= s;
+      break;
+    case scaling_type::ntk:
+      theta = wide_theta(d, base * std::pow(s, dim_ratio));
+      break;
+    case scaling_type::dynamic: {
+      const wide max_pos = static_cast<wide>(sc.max_position_embeddings);
+      const wide l = sc.convention == scaling_convention::vllm ? s * max_pos
+                     : length > sc.max_position_embeddings    ? static_cast<wide>(length)
+                                                              : max_pos;
+      theta = wide_theta(d, base * std::pow(s * l / max_pos - (s - 1), dim_ratio));
+      break;
+    }
+    case scaling_type::yarn:
+      theta = wide_theta(d, base);
+      yarn(spec, theta, factor);
+      break;
+    case scaling_type::llama3: {
+      theta = wide_theta(d, base);
+      const wide l0 = static_cast<wide>(sc.original_max_position_embeddings);
+      const wide lf = sc.low_freq_factor, hf = sc.high_freq_factor;
+      for (auto& t : theta) {
+        const wide wavelength = two_pi / t;
+        if (wavelength < l0 / hf) continue;
+        if (wavelength > l0 / lf) t /= s;
+        else {
+          const wide smooth = (l0 / wavelength - lf) / (hf - lf);
+          t = (1 - smooth) * t / s + smooth * t;
+        }
+      }
+      break;
+    }
+    case scaling_type::longrope: {
+      const std::int64_t l0 = sc.original_max_position_embeddings;
+      const wide ratio = sc.max_position_embeddings > 0 &&
+                                 (sc.original_max_top_level || sc.original_max_in_rope_scaling)
+                             ? static_cast<wide>(sc.max_position_embeddings) / l0
+                             : s;
+      const bool long_regime =
+          sc.convention == scaling_convention::vllm ? length - 1 > l0 : length > l0;
+      const auto& f = long_regime ? sc.long_factor : sc.short_factor;
+      theta.resize(static_cast<std::size_t>(d / 2));
+      for (int i = 0; i < d / 2 && static_cast<std::size_t>(i) < f.size(); ++i)
+        theta[static_cast<std::size_t>(i)] = 1 / (f[static_cast<std::size_t>(i)] * std::pow(base, 2.0L * i / d));
+      const auto regime_mscale = long_regime ? sc.long_mscale : sc.short_mscale;
+      if (sc.attention_factor) factor = *sc.attention_factor;
+      else if (regime_mscale) factor = *regime_mscale;
+      else factor = ratio <= 1 ? 1.0L : std::sqrt(1 + std::log(ratio) / std::log(static_cast<wide>(l0)));
+      break;
+    }
+  }
+  if (spec.attention_factor) factor = *spec.attention_factor;
+  rope_frequencies out;
+  out.inverse_frequencies.reserve(theta.size());
+  for (wide t : theta) out.inverse_frequencies.push_back(static_cast<double>(t));
+  out.attention_factor = static_cast<double>(factor);
+  return out;
 }
 
 }  // namespace ropecheck::fast

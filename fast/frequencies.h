@@ -4,6 +4,7 @@
 // needs) so frequency-scaling schemes change this vector, never a kernel.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "spec/rope_spec.h"
@@ -20,5 +21,13 @@ std::vector<double> inverse_frequencies(const rope_spec& spec);
 
 // Plain RoPE: the spec's θ_j and attention factor 1.
 rope_frequencies unscaled_frequencies(const rope_spec& spec);
+
+// The spec's rope_scaling applied (docs/scaling.md: linear, ntk, dynamic, yarn, llama3,
+// longrope, in every convention), with the spec's own attention_factor if it gives one.
+// Computed in long double and rounded once to double, on its own (no code shared with
+// reference/): θ_j and A agree with the 266-bit reference to a few ulps of double.
+// `sequence_length` (max position + 1 for a call) is used when the spec gives none; only
+// dynamic and longrope depend on it.
+rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence_length);
 
 }  // namespace ropecheck::fast

@@ -148,7 +148,7 @@ constexpr std::array<implementation, 4> implementations{{
 }};
 
 template <std::size_t I>
-status apply_registered(const rope_call& call, const rope_angles& angles) {
+status apply_registered(const void*, const rope_call& call, const rope_angles& angles) {
   return run(kernel_registry()[I], implementations[I].rotate, call, angles);
 }
 
@@ -156,16 +156,16 @@ constexpr std::array<kernel_info, 4> registry{{
     {"cache_simd",
      "float32 cos/sin table per position; AVX2/AVX-512 FMA rotation (Highway, runtime "
      "dispatch), scalar fallback",
-     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<0>},
+     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<0>, nullptr},
     {"on_the_fly_simd",
      "cos/sin per token from positions in double (SLEEF); AVX2/AVX-512 FMA rotation "
      "(Highway, runtime dispatch), scalar fallback",
-     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<1>},
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<1>, nullptr},
     {"cache_scalar", "float32 cos/sin table per position; portable scalar FMA rotation",
-     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<2>},
+     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<2>, nullptr},
     {"on_the_fly_scalar",
      "cos/sin per token from positions in double (SLEEF); portable scalar FMA rotation",
-     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<3>},
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<3>, nullptr},
 }};
 
 }  // namespace
@@ -252,7 +252,8 @@ status apply_kernel(std::string_view kernel_name, const rope_spec& spec,
       max_position = std::max(max_position, position_at(call, i) + 1);
     }
   }
-  auto angles = kernel->prepare(unscaled_frequencies(spec), max_position);
+  // Scaled specs: θ_j and A from the spec; length-dependent ones see max position + 1.
+  auto angles = kernel->prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
 
   // Shared positions: one call per batch entry; per-batch positions: batch folds into tokens.

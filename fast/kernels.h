@@ -25,7 +25,14 @@ struct kernel_info {
   angle_strategy strategy;       // which rope_angles it needs
   std::span<const dtype> dtypes;
   std::span<const pairing> pairings;
-  status (*apply)(const rope_call& call, const rope_angles& angles);
+  // The kernel itself. `context` is what it needs besides the call (null for built-in
+  // kernels; the C-ABI descriptor for a kernel loaded from a shared library).
+  status (*entry)(const void* context, const rope_call& call, const rope_angles& angles);
+  const void* context = nullptr;
+
+  status apply(const rope_call& call, const rope_angles& angles) const {
+    return entry(context, call, angles);
+  }
 
   bool supports(dtype t) const;
   bool supports(pairing p) const;

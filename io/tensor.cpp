@@ -144,41 +144,46 @@ bool operator==(const tensor& a, const tensor& b) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size()) == 0);
 }
 
-std::vector<double> to_float64(const tensor& t, std::string_view name_for_messages) {
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(t.elements()));
+void to_float64(const tensor& t, std::int64_t first, std::span<double> out,
+                std::string_view name_for_messages) {
+  const std::int64_t count = static_cast<std::int64_t>(out.size());
+  if (first < 0 || count > t.elements() - first) {
+    throw std::out_of_range(fmt::format("to_float64: elements [{}, {}) of {} outside {}", first,
+                                        first + count, name_for_messages, t.elements()));
+  }
+  const auto convert = [&](auto values, auto to_double) {
+    for (std::int64_t i = 0; i < count; ++i) out[i] = to_double(values[first + i]);
+  };
   switch (t.type) {
-    case dtype::float64:
-      for (const double v : t.values<double>()) out.push_back(v);
-      break;
-    case dtype::float32:
-      for (const float v : t.values<float>()) out.push_back(v);
-      break;
+    case dtype::float64: convert(t.values<double>(), [](double v) { return v; }); break;
+    case dtype::float32: convert(t.values<float>(), [](float v) { return double{v}; }); break;
     case dtype::float16:
-      for (const std::uint16_t v : t.values<std::uint16_t>())
-        out.push_back(float16_bits_to_float(v));
+      convert(t.values<std::uint16_t>(), [](std::uint16_t v) { return double{float16_bits_to_float(v)}; });
       break;
     case dtype::bfloat16:
-      for (const std::uint16_t v : t.values<std::uint16_t>())
-        out.push_back(bfloat16_bits_to_float(v));
+      convert(t.values<std::uint16_t>(), [](std::uint16_t v) { return double{bfloat16_bits_to_float(v)}; });
       break;
-    case dtype::int32:
-      for (const std::int32_t v : t.values<std::int32_t>()) out.push_back(v);
-      break;
+    case dtype::int32: convert(t.values<std::int32_t>(), [](std::int32_t v) { return double(v); }); break;
     case dtype::int64: {
       constexpr std::int64_t exact_limit = std::int64_t{1} << 53;
       const std::span<const std::int64_t> values = t.values<std::int64_t>();
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        if (values[i] > exact_limit || values[i] < -exact_limit) {
-          throw io_error(name_for_messages, fmt::format("element [{}]", i),
-                         "int64 value not exactly representable as float64",
-                         std::to_string(values[i]), "|v| > 2^53");
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t v = values[first + i];
+        if (v > exact_limit || v < -exact_limit) {
+          throw io_error(name_for_messages, fmt::format("element [{}]", first + i),
+                         "int64 value not exactly representable as float64", std::to_string(v),
+                         "|v| > 2^53");
         }
-        out.push_back(static_cast<double>(values[i]));
+        out[i] = static_cast<double>(v);
       }
       break;
     }
   }
+}
+
+std::vector<double> to_float64(const tensor& t, std::string_view name_for_messages) {
+  std::vector<double> out(static_cast<std::size_t>(t.elements()));
+  to_float64(t, 0, out, name_for_messages);
   return out;
 }
 

@@ -109,6 +109,10 @@ struct tensor {
 // Every element as a double: exact for all floating dtypes and int32; int64 elements must
 // satisfy |v| <= 2^53, else io_error naming `name_for_messages` and the element index.
 std::vector<double> to_float64(const tensor& t, std::string_view name_for_messages = "tensor");
+// The same for out.size() elements starting at flat index `first` (std::out_of_range past the
+// end): how checkers stream a large tensor row by row without a whole double copy.
+void to_float64(const tensor& t, std::int64_t first, std::span<double> out,
+                std::string_view name_for_messages = "tensor");
 
 // A tensor of `type` from doubles, rounding each value ONCE, to nearest-even (float16 and
 // bfloat16 via numeric/half.h). Integer dtypes accept only integral, in-range values.

@@ -1,7 +1,7 @@
 // Attention-score form (RoFormer eq. 12; seed 002): with q_j = q_a + i·q_b, k_j likewise,
 //   ⟨f(q, m), f(k, n)⟩ = Re Σ_j q_j·conj(k_j)·e^{i(m−n)θ_j} + Σ_{pass-through} q_c·k_c,
 // expanded in reals: Re = (q_a k_a + q_b k_b)·cos Δθ − (q_b k_a − q_a k_b)·sin Δθ.
-// Neither q nor k is rotated.
+// Neither q nor k is rotated. With an attention factor A the rotary sum is multiplied by A².
 #include "reference/real.h"
 #include "reference/rope_forms.h"
 
@@ -26,6 +26,8 @@ Real attention_score(std::span<const Real> q, std::span<const Real> k, std::int6
     const Real im = q[b] * k[a] - q[a] * k[b];
     score += re * cos(phi) - im * sin(phi);
   }
+  // Both q and k carry A on the rotary dims (rotary_params.h); pass-through dims are unscaled.
+  score *= params.attention_factor * params.attention_factor;
   for (int c = d; c < params.head_dim; ++c) score += q[c] * k[c];
   return score;
 }

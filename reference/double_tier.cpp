@@ -14,8 +14,15 @@ namespace ropecheck::reference {
 double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> positions,
                          int threads)
     : head_dim_(spec.head_dim), rotary_dim_(spec.rotary_dim), pair_(spec.pair) {
-  const auto params = params_from_spec<mp_real>(spec);
-  const std::vector<mp_real> theta = inverse_frequencies(params.rotary_dim, params.base);
+  // Length-dependent scalings see max position + 1 unless the spec gives a sequence_length.
+  std::int64_t length = 0;
+  for (std::int64_t m : positions) length = std::max(length, m + 1);
+  const auto params = params_from_spec<mp_real>(spec, length);
+  const std::vector<mp_real> theta = params.explicit_inverse_frequencies.empty()
+                                         ? inverse_frequencies(params.rotary_dim, params.base)
+                                         : params.explicit_inverse_frequencies;
+  const mp_real factor = params.attention_factor;
+  attention_factor_ = factor.convert_to<double>();
 
   std::vector<std::int64_t> distinct(positions.begin(), positions.end());
   std::sort(distinct.begin(), distinct.end());
@@ -30,6 +37,10 @@ double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> po
       for (std::size_t j = 0; j < pairs; ++j) {
         angle = mp_real(distinct[r]) * theta[j];
         mpfr_sin_cos(s.backend().data(), c.backend().data(), angle.backend().data(), MPFR_RNDN);
+        if (factor != 1) {  // A·cos and A·sin at 266 bits, then the one rounding to double
+          c *= factor;
+          s *= factor;
+        }
         cos_sin_[(r * pairs + j) * 2] = c.convert_to<double>();  // mpfr_get_d, round to nearest
         cos_sin_[(r * pairs + j) * 2 + 1] = s.convert_to<double>();
       }

@@ -79,6 +79,43 @@ INSTANTIATE_TEST_SUITE_P(Configurations, DoubleTier,
                                            tier_case{96, 24, 10000, pairing::half_split},
                                            tier_case{256, 64, 1e6, pairing::adjacent}));
 
+// Scaled specs: θ'_j and A come from reference/scaling.h, and the bound scales with A
+// (double_tier.h): |y − exact| <= 3·2^-53·A·‖(x_a, x_b)‖.
+TEST(DoubleTier, ScaledSpecsStayWithinTheBoundTimesA) {
+  rope_spec yarn{128, 128, 1e6, pairing::half_split, "test"};
+  yarn.scaling.type = scaling_type::yarn;
+  yarn.scaling.factor = 4;
+  yarn.scaling.original_max_position_embeddings = 32768;
+  rope_spec longrope{8, 8, 10000, pairing::adjacent, "test"};
+  longrope.scaling.type = scaling_type::longrope;
+  longrope.scaling.original_max_position_embeddings = 4096;
+  longrope.scaling.original_max_top_level = true;
+  longrope.scaling.max_position_embeddings = 131072;
+  longrope.scaling.long_factor = {1.5, 2, 8, 60};
+  longrope.scaling.short_factor = {1, 1.02, 1.1, 1.3};
+  for (const rope_spec& spec : {yarn, longrope}) {
+    const std::vector<std::int64_t> positions = {0, 1, 4095, 4096, 40000, (1LL << 31) - 1};
+    const double_tier tier(spec, positions);  // longrope: length 2^31 → long factors
+    const auto params = params_from_spec<mp_real>(spec, (1LL << 31));
+    EXPECT_GT(tier.attention_factor(), 1.1);
+    EXPECT_EQ(tier.attention_factor(), params.attention_factor.convert_to<double>());
+    std::mt19937_64 rng(11);
+    for (std::int64_t m : positions) {
+      const auto x_mp = testing::random_vector(rng, spec.head_dim);
+      std::vector<double> x(spec.head_dim), y(spec.head_dim);
+      for (int i = 0; i < spec.head_dim; ++i) x[i] = x_mp[i].convert_to<double>();
+      tier.rotate(x, m, y);
+      const auto exact = rope_complex<mp_real>(x_mp, m, params);
+      for (int j = 0; j < spec.rotary_dim / 2; ++j) {
+        const auto [a, b] = pair_of(spec.pair, spec.rotary_dim, j);
+        const mp_real bound = double_tier_pair_error_bound * params.attention_factor *
+                              sqrt(x_mp[a] * x_mp[a] + x_mp[b] * x_mp[b]);
+        for (int k : {a, b}) EXPECT_LE(abs(mp_real(y[k]) - exact[k]), bound) << m << " " << k;
+      }
+    }
+  }
+}
+
 TEST(DoubleTier, RejectsAPositionItWasNotBuiltFor) {
   const rope_spec spec{8, 8, 10000, pairing::half_split, "test"};
   const std::vector<std::int64_t> positions = {1, 2};

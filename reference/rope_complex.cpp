@@ -32,7 +32,9 @@ std::vector<Real> rope_complex(std::span<const Real> x, std::int64_t position,
     const Real theta = params.explicit_inverse_frequencies.empty()
                            ? exp(Real(-2 * j) / d * log_base)
                            : params.explicit_inverse_frequencies[j];
-    const complex freqs_cis = exp(complex(Real(0), Real(position) * theta));
+    // A·e^{i·m·θ_j}: the attention factor scales the whole complex factor (cos and sin alike).
+    const complex freqs_cis =
+        exp(complex(Real(0), Real(position) * theta)) * complex(params.attention_factor, Real(0));
     const auto [a, b] = pair_of(params.pair, d, j);
     const complex z = complex(x[a], x[b]) * freqs_cis;
     y[a] = z.real();

@@ -42,8 +42,8 @@ std::vector<Real> rope_elementwise(std::span<const Real> x, std::int64_t positio
     const Real angle = Real(position) * (params.explicit_inverse_frequencies.empty()
                                                ? pow(params.base, Real(-2 * freq) / d)
                                                : params.explicit_inverse_frequencies[freq]);
-    cos_full[c] = cos(angle);
-    sin_full[c] = sin(angle);
+    cos_full[c] = params.attention_factor * cos(angle);  // A scales cos and sin alike
+    sin_full[c] = params.attention_factor * sin(angle);
   }
   const auto rotary = x.first(d);
   const std::vector<Real> rotated = params.pair == pairing::adjacent ? rotate_adjacent(rotary)

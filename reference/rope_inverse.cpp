@@ -20,8 +20,9 @@ std::vector<Real> rope_inverse(std::span<const Real> y, std::int64_t position,
     const Real phi = Real(position) * (params.explicit_inverse_frequencies.empty()
                                            ? exp2(-(Real(2 * j) / d) * log2(params.base))
                                            : params.explicit_inverse_frequencies[j]);
-    const Real c = cos(phi);
-    const Real s = sin(phi);
+    // The backward pass of A·R is A·Rᵀ (rotary_params.h): A scales cos and sin here as well.
+    const Real c = params.attention_factor * cos(phi);
+    const Real s = params.attention_factor * sin(phi);
     const auto [a, b] = pair_of(params.pair, d, j);
     x[a] = y[a] * c + y[b] * s;
     x[b] = y[b] * c - y[a] * s;

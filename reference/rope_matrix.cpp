@@ -19,10 +19,12 @@ square_matrix<Real> rotation_matrix(std::int64_t position, const rotary_params<R
                            ? Real(position) / pow(params.base, Real(2 * j) / d)
                            : Real(position) * params.explicit_inverse_frequencies[j];
     const auto [a, b] = pair_of(params.pair, d, j);
-    r(a, a) = cos(angle);
-    r(a, b) = -sin(angle);
-    r(b, a) = sin(angle);
-    r(b, b) = cos(angle);
+    const Real c = params.attention_factor * cos(angle);  // A·R on the rotated block
+    const Real s = params.attention_factor * sin(angle);
+    r(a, a) = c;
+    r(a, b) = -s;
+    r(b, a) = s;
+    r(b, b) = c;
   }
   return r;
 }

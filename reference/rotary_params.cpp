@@ -30,6 +30,9 @@ void validate(const rotary_params<Real>& p) {
         fmt::format("rotary_dim: {} exceeds head_dim {}", p.rotary_dim, p.head_dim));
   if (!is_finite(p.base) || !(p.base > 1))
     throw reference_error(fmt::format("base: {} is not a finite number > 1", show(p.base)));
+  if (!is_finite(p.attention_factor) || !(p.attention_factor > 0))
+    throw reference_error(
+        fmt::format("attention_factor: {} is not a finite number > 0", show(p.attention_factor)));
   const auto& theta = p.explicit_inverse_frequencies;
   if (!theta.empty() && theta.size() != static_cast<std::size_t>(p.rotary_dim / 2))
     throw reference_error(fmt::format("explicit_inverse_frequencies: {} entries, rotary_dim/2 is {}",

@@ -1,5 +1,5 @@
-// rotary_params: what one RoPE rotation needs (dims, base, pairing), checked once, for every
-// reference form. Pass-through dims are the trailing head_dim - rotary_dim coordinates
+// rotary_params: what one RoPE rotation needs (dims, base, pairing, scaled frequencies and the
+// attention factor), checked once, for every reference form. Pass-through dims are the trailing head_dim - rotary_dim coordinates
 // (Hugging Face partial_rotary_factor, GPT-NeoX rotary_pct, GPT-J rotary_dim).
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/scaling.h"
 #include "spec/rope_spec.h"
 
 namespace ropecheck::reference {
@@ -28,9 +29,14 @@ struct rotary_params {
   // When non-empty (rotary_dim/2 entries), these θ_j replace base^(−2j/d): frequency scaling
   // and explicit-angle fixtures use them. Each form otherwise computes θ_j its own way.
   std::vector<Real> explicit_inverse_frequencies = {};
+  // A (YaRN, LongRoPE): every form multiplies cos and sin alike by it, so the rotary part of a
+  // rotated vector has norm A·‖x‖ and a score ⟨f(q,m), f(k,n)⟩ gains A² on the rotary dims.
+  // The inverse form (the backward pass, Rᵀ) multiplies by A too: inverse(forward(x)) = A²·x.
+  Real attention_factor = 1;
 };
 
-// Throws reference_error unless 2 <= rotary_dim <= head_dim, rotary_dim even, base finite > 1.
+// Throws reference_error unless 2 <= rotary_dim <= head_dim, rotary_dim even, base finite > 1,
+// attention_factor finite > 0.
 template <class Real>
 void validate(const rotary_params<Real>& params);
 
@@ -38,9 +44,20 @@ void validate(const rotary_params<Real>& params);
 template <class Real>
 void validate_input(const rotary_params<Real>& params, std::span<const Real> x, const char* name);
 
+// The spec's rotation. A scaled spec fills explicit_inverse_frequencies and attention_factor
+// from reference/scaling.h (at 266 bits); `sequence_length` is used by the length-dependent
+// scalings when the spec gives none. An unscaled spec leaves each form to compute θ_j itself.
 template <class Real>
-rotary_params<Real> params_from_spec(const rope_spec& spec) {
-  rotary_params<Real> p{spec.head_dim, spec.rotary_dim, Real(spec.base), spec.pair, {}};
+rotary_params<Real> params_from_spec(const rope_spec& spec, std::int64_t sequence_length = 0) {
+  rotary_params<Real> p{spec.head_dim, spec.rotary_dim, Real(spec.base), spec.pair, {}, Real(1)};
+  validate(p);
+  if (spec.scaling.type != scaling_type::none) {
+    auto scaled = scaled_frequencies<Real>(spec, sequence_length);
+    p.explicit_inverse_frequencies = std::move(scaled.inverse_frequencies);
+    p.attention_factor = scaled.attention_factor;
+  } else if (spec.attention_factor) {
+    p.attention_factor = Real(*spec.attention_factor);
+  }
   validate(p);
   return p;
 }

@@ -5,50 +5,16 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "io/atomic_file.h"
+#include "reports/render_support.h"
 
 namespace ropecheck::reports {
 namespace {
 
 using json = nlohmann::json;
-
-std::string verdict(bool passed) { return passed ? "pass" : "fail"; }
-
-template <class T>
-T field(const json& j, const char* name, const std::string& where) {
-  if (!j.is_object() || !j.contains(name))
-    throw std::invalid_argument(fmt::format("{}: field '{}': missing", where, name));
-  try {
-    return j.at(name).get<T>();
-  } catch (const json::exception&) {
-    throw std::invalid_argument(
-        fmt::format("{}: field '{}': {} has the wrong type", where, name, j.at(name).dump()));
-  }
-}
-
-bool verdict_field(const json& j, const std::string& where) {
-  const auto v = field<std::string>(j, "verdict", where);
-  if (v != "pass" && v != "fail")
-    throw std::invalid_argument(fmt::format("{}: field 'verdict': \"{}\" is not pass or fail", where, v));
-  return v == "pass";
-}
-
-// XML 1.0 text: escape markup and drop control characters XML cannot carry.
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\n' || ch == '\t') out += ch;
-    }
-  }
-  return out;
-}
+using detail::field;
+using detail::verdict;
+using detail::verdict_field;
+using detail::xml_escape;
 
 std::string ratio(double worst_over_bound) { return fmt::format("{:.3f}", worst_over_bound); }
 
@@ -123,13 +89,19 @@ gate_report gate_report_from_json(const json& j) {
 }
 
 std::string render_terminal(const gate_report& r) {
+  std::size_t kernel_width = 6, property_width = 8, fixture_width = 7;
+  for (const auto& k : r.kernels) {
+    kernel_width = std::max(kernel_width, k.name.size());
+    for (const auto& p : k.properties) property_width = std::max(property_width, p.name.size());
+  }
+  for (const auto& f : r.fixtures) fixture_width = std::max(fixture_width, f.name.size());
   std::string out = fmt::format("ropecheck gate — profile {}, seed {}\n\n", r.profile, r.seed);
-  out += fmt::format("{:<22} {:<34} {:>7} {:>9} {:>7}\n", "kernel", "property", "verdict", "cases",
-                     "worst/bound");
+  out += fmt::format("{:<{}}  {:<{}}  {:>7}  {:>7}  {:>11}\n", "kernel", kernel_width, "property",
+                     property_width, "verdict", "cases", "worst/bound");
   for (const auto& k : r.kernels) {
     for (const auto& p : k.properties) {
-      out += fmt::format("{:<22} {:<34} {:>7} {:>9} {:>7}\n", k.name, p.name, verdict(p.passed),
-                         p.cases, ratio(p.worst_over_bound));
+      out += fmt::format("{:<{}}  {:<{}}  {:>7}  {:>7}  {:>11}\n", k.name, kernel_width, p.name,
+                         property_width, verdict(p.passed), p.cases, ratio(p.worst_over_bound));
       if (!p.passed) {
         out += fmt::format("    counterexample: {}\n", p.counterexample);
         if (!p.replay.empty()) out += fmt::format("    replay: {}\n", p.replay);
@@ -137,10 +109,11 @@ std::string render_terminal(const gate_report& r) {
     }
   }
   if (!r.fixtures.empty()) {
-    out += fmt::format("\n{:<58} {:>7} {:>7} {:>7}\n", "fixture", "verdict", "values", "worst/bound");
+    out += fmt::format("\n{:<{}}  {:>7}  {:>7}  {:>11}\n", "fixture", fixture_width, "verdict",
+                       "values", "worst/bound");
     for (const auto& f : r.fixtures) {
-      out += fmt::format("{:<58} {:>7} {:>7} {:>7}\n", f.name, verdict(f.passed), f.values,
-                         ratio(f.worst_over_bound));
+      out += fmt::format("{:<{}}  {:>7}  {:>7}  {:>11}\n", f.name, fixture_width, verdict(f.passed),
+                         f.values, ratio(f.worst_over_bound));
       if (!f.passed) out += fmt::format("    {}\n", f.detail);
     }
   }
@@ -240,10 +213,7 @@ std::string render_html(const gate_report& r) {
 }
 
 void write_report_files(const gate_report& report, const report_paths& paths) {
-  const auto write = [](const std::string& path, const std::string& text) {
-    if (path.empty()) return;
-    write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())));
-  };
+  const auto write = detail::write_rendering;
   write(paths.json, to_json(report).dump(2) + "\n");
   write(paths.markdown, render_markdown(report));
   write(paths.html, render_html(report));

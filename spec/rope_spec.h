@@ -2,8 +2,11 @@
 // Built from a JSON spec (a Hugging Face config.json is accepted as is) by spec_reader.h.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ropecheck {
 
@@ -16,12 +19,66 @@ constexpr std::string_view to_string(pairing p) {
   return p == pairing::half_split ? "half" : "adjacent";
 }
 
+// Frequency scalings (docs/scaling.md gives every formula). `ntk` is ropecheck's name for the
+// static NTK-aware base change; the others are Hugging Face `rope_type` names (`su` → longrope).
+enum class scaling_type { none, linear, ntk, dynamic, yarn, llama3, longrope };
+
+// Whose code a formula follows where implementations differ (docs/scaling.md, "Conventions").
+enum class scaling_convention {
+  hf,                 // Hugging Face transformers `_compute_*_parameters`, s = `factor`
+  hf_derived_factor,  // newer transformers: YaRN s = max_position_embeddings / L0 when L0 given
+  vllm,               // vLLM: static "dynamic" NTK; LongRoPE long factors iff a position > L0
+  deepseek,           // DeepSeek-V3 modeling code: A = g(s, mscale)/g(s, mscale_all_dim)·attn_factor
+  ggml,               // ggml/llama.cpp rope_yarn: ramp over max(0.001, high − low)
+};
+
+std::string_view to_string(scaling_type t);
+std::string_view to_string(scaling_convention c);
+
+// rope_scaling as a config.json gives it, with defaults filled in. Numbers are the doubles the
+// JSON text reads as; the reference takes them as exact and computes everything else from them.
+struct rope_scaling {
+  scaling_type type = scaling_type::none;
+  scaling_convention convention = scaling_convention::hf;
+  double factor = 1;                             // s
+  std::int64_t original_max_position_embeddings = 0;  // L0 (0: not given)
+  bool original_max_in_rope_scaling = false;     // L0 given inside rope_scaling
+  bool original_max_top_level = false;           // L0 given as a top-level key (Phi-3)
+  std::int64_t max_position_embeddings = 0;      // the config's top-level value (0: not given)
+  double low_freq_factor = 1;                    // llama3
+  double high_freq_factor = 4;                   // llama3
+  double beta_fast = 32;                         // yarn
+  double beta_slow = 1;                          // yarn
+  std::optional<double> mscale;                  // yarn (DeepSeek)
+  std::optional<double> mscale_all_dim;          // yarn (DeepSeek)
+  std::optional<double> attention_factor;        // yarn / longrope: A given outright
+  bool truncate = true;                          // yarn: floor/ceil the correction range
+  double extrapolation_factor = 1;               // yarn: DeepSeek extrapolation_factor, ggml ext_factor
+  double attn_factor = 1;                        // yarn: DeepSeek attn_factor, ggml attn_factor
+  std::vector<double> long_factor;               // longrope, rotary_dim/2 entries
+  std::vector<double> short_factor;              // longrope, rotary_dim/2 entries
+  std::optional<double> long_mscale;             // longrope: A in the long regime (vLLM, Phi-3-small)
+  std::optional<double> short_mscale;            // longrope: A in the short regime
+};
+
 struct rope_spec {
   int head_dim = 0;
   int rotary_dim = 0;       // even, 2 <= rotary_dim <= head_dim; dims past it pass through
   double base = 10000.0;    // rope_theta
   pairing pair = pairing::half_split;
   std::string source;       // file the spec was read from, for messages
+  rope_scaling scaling = {};
+  // ropecheck's own keys: an attention factor that replaces the scaling's A, and the sequence
+  // length the length-dependent scalings (dynamic, longrope) use (0: the caller's).
+  std::optional<double> attention_factor = {};
+  std::int64_t sequence_length = 0;
 };
+
+// True when the scaled θ_j or A depend on the sequence length.
+inline bool depends_on_sequence_length(const rope_spec& spec) {
+  return (spec.scaling.type == scaling_type::dynamic &&
+          spec.scaling.convention != scaling_convention::vllm) ||
+         spec.scaling.type == scaling_type::longrope;
+}
 
 }  // namespace ropecheck

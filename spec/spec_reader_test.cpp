@@ -2,6 +2,7 @@
 // bad specs with one line naming the file, the field and the value.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "spec/spec_reader.h"
@@ -47,20 +48,158 @@ TEST(SpecReader, ReadsTheRealModelConfigs) {
   }
 }
 
-TEST(SpecReader, RefusesScalingUntilItIsSupported) {
+TEST(SpecReader, ReadsTheScaledModelConfigs) {
   const std::string dir = ROPECHECK_SHARED_DIR "/model-configs/";
-  for (const char* file : {"Llama-3.1-8B.json", "DeepSeek-V3.json", "Phi-3.5-mini-instruct.json"}) {
-    try {
-      read_spec(dir + file);
-      ADD_FAILURE() << file << " was accepted";
-    } catch (const spec_error& e) {
-      EXPECT_NE(std::string(e.what()).find("rope_scaling."), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
-    }
+  for (const char* file : {"Llama-3.1-8B.json", "Llama-3.1-8B-Instruct.json"}) {
+    const rope_spec s = read_spec(dir + file);
+    EXPECT_EQ(s.scaling.type, scaling_type::llama3) << file;
+    EXPECT_EQ(s.scaling.factor, 8.0);
+    EXPECT_EQ(s.scaling.low_freq_factor, 1.0);
+    EXPECT_EQ(s.scaling.high_freq_factor, 4.0);
+    EXPECT_EQ(s.scaling.original_max_position_embeddings, 8192);
+  }
+  for (const char* file : {"Llama-3.2-1B.json", "Llama-3.2-1B-Instruct.json"}) {
+    const rope_spec s = read_spec(dir + file);
+    EXPECT_EQ(s.head_dim, 64) << file;
+    EXPECT_EQ(s.scaling.type, scaling_type::llama3);
+    EXPECT_EQ(s.scaling.factor, 32.0);
+  }
+  const rope_spec ds = read_spec(dir + "DeepSeek-V3.json");
+  EXPECT_EQ(ds.rotary_dim, 64);
+  EXPECT_EQ(ds.pair, pairing::adjacent);
+  EXPECT_EQ(ds.scaling.type, scaling_type::yarn);
+  EXPECT_EQ(ds.scaling.factor, 40.0);
+  EXPECT_EQ(ds.scaling.beta_fast, 32.0);
+  EXPECT_EQ(ds.scaling.beta_slow, 1.0);
+  EXPECT_EQ(ds.scaling.mscale, 1.0);
+  EXPECT_EQ(ds.scaling.mscale_all_dim, 1.0);
+  EXPECT_EQ(ds.scaling.original_max_position_embeddings, 4096);
+  EXPECT_EQ(ds.scaling.max_position_embeddings, 163840);
+  EXPECT_TRUE(ds.scaling.truncate);
+
+  const rope_spec phi = read_spec(dir + "Phi-3.5-mini-instruct.json");
+  EXPECT_EQ(phi.rotary_dim, 96);
+  EXPECT_EQ(phi.scaling.type, scaling_type::longrope);
+  ASSERT_EQ(phi.scaling.long_factor.size(), 48u);
+  ASSERT_EQ(phi.scaling.short_factor.size(), 48u);
+  EXPECT_EQ(phi.scaling.long_factor.front(), 1.0800000429153442);
+  EXPECT_EQ(phi.scaling.long_factor.back(), 64.83999633789062);
+  EXPECT_EQ(phi.scaling.short_factor.front(), 1.0);
+  EXPECT_EQ(phi.scaling.original_max_position_embeddings, 4096);
+  EXPECT_TRUE(phi.scaling.original_max_top_level);
+  EXPECT_EQ(phi.scaling.max_position_embeddings, 131072);
+  EXPECT_TRUE(depends_on_sequence_length(phi));
+
+  // Qwen2.5's documented YaRN block, added to its config as the Qwen docs say.
+  std::ifstream in(dir + "Qwen2.5-7B-Instruct.json");
+  json qwen = json::parse(in);
+  EXPECT_EQ(parse_spec(qwen, "Q").scaling.type, scaling_type::none);
+  qwen["rope_scaling"] = qwen["_documented_yarn_rope_scaling"]["rope_scaling"];
+  const rope_spec q = parse_spec(qwen, "Q");
+  EXPECT_EQ(q.scaling.type, scaling_type::yarn);
+  EXPECT_EQ(q.scaling.factor, 4.0);
+  EXPECT_EQ(q.scaling.original_max_position_embeddings, 32768);
+
+  // M-RoPE is a different rotation, not a frequency scaling: still refused, by name.
+  try {
+    read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
+    ADD_FAILURE() << "mrope was accepted";
+  } catch (const spec_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'rope_scaling.type': \"mrope\""), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
-                .rotary_dim,
-            64);
+                .scaling.type,
+            scaling_type::none);
+}
+
+TEST(SpecReader, ReadsEveryScalingSpelling) {
+  const json base = {{"head_dim", 8}, {"max_position_embeddings", 2048}};
+  auto with = [&](json extra) {
+    json c = base;
+    c.update(extra);
+    return parse_spec(c, "S.json");
+  };
+  EXPECT_EQ(with({{"rope_scaling", {{"type", "linear"}, {"factor", 2}}}}).scaling.type,
+            scaling_type::linear);
+  EXPECT_EQ(with({{"rope_scaling", {{"rope_type", "ntk"}, {"factor", 2}}}}).scaling.type,
+            scaling_type::ntk);
+  const auto dyn = with({{"rope_scaling", {{"rope_type", "dynamic"}, {"factor", 2}}},
+                         {"sequence_length", 5000},
+                         {"scaling_convention", "vllm"}});
+  EXPECT_EQ(dyn.scaling.type, scaling_type::dynamic);
+  EXPECT_EQ(dyn.sequence_length, 5000);
+  EXPECT_EQ(dyn.scaling.convention, scaling_convention::vllm);
+  EXPECT_FALSE(depends_on_sequence_length(dyn));  // vLLM's "dynamic" is static
+  const auto su = with({{"rope_scaling",
+                         {{"type", "su"},
+                          {"long_factor", {1, 2, 3, 4}},
+                          {"short_factor", {1, 1, 1, 1}}}},
+                        {"original_max_position_embeddings", 1024}});
+  EXPECT_EQ(su.scaling.type, scaling_type::longrope);
+  EXPECT_EQ(su.scaling.long_factor[3], 4.0);
+  // ggml's YaRN spelling maps onto the same fields.
+  const auto ggml = with({{"rope_scaling",
+                           {{"type", "yarn"},
+                            {"freq_scale", 0.25},
+                            {"n_ctx_orig", 4096},
+                            {"ext_factor", 0.5},
+                            {"attn_factor", 2}}},
+                          {"scaling_convention", "ggml"}});
+  EXPECT_EQ(ggml.scaling.factor, 4.0);
+  EXPECT_EQ(ggml.scaling.original_max_position_embeddings, 4096);
+  EXPECT_EQ(ggml.scaling.extrapolation_factor, 0.5);
+  EXPECT_EQ(ggml.scaling.attn_factor, 2.0);
+  const auto yarn = with({{"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4}, {"truncate", false}}},
+                          {"attention_factor", 1.5}});
+  EXPECT_FALSE(yarn.scaling.truncate);
+  EXPECT_EQ(yarn.scaling.original_max_position_embeddings, 2048);  // HF: max_position_embeddings
+  EXPECT_EQ(yarn.attention_factor, 1.5);
+  const auto llama3 = with({{"rope_scaling", {{"rope_type", "llama3"}}}});
+  EXPECT_EQ(llama3.scaling.factor, 8.0);
+  EXPECT_EQ(llama3.scaling.original_max_position_embeddings, 8192);
+}
+
+TEST(SpecReader, BadScalingsNameFileFieldAndValue) {
+  const json base = {{"head_dim", 8}};
+  auto error_with = [&](json extra) {
+    json c = base;
+    c.update(extra);
+    return error_of(c);
+  };
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "yarm"}}}}),
+            "S.json: field 'rope_scaling.rope_type': \"yarm\" is not a known rope_type (default, "
+            "linear, ntk, dynamic, yarn, llama3, longrope, su)");
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}, {"factor", 2}, {"fator", 3}}}}),
+            "S.json: field 'rope_scaling.fator': 3 is not a key of rope_type \"linear\"");
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}}}}),
+            "S.json: field 'rope_scaling.factor': missing (rope_type \"linear\" needs it)");
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}, {"factor", -2}}}}),
+            "S.json: field 'rope_scaling.factor': -2 is not a finite number > 0");
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "dynamic"}, {"factor", 2}}}}),
+            "S.json: field 'max_position_embeddings': missing (rope_type \"dynamic\" needs it)");
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "yarn"}, {"type", "linear"}}}}),
+            "S.json: field 'rope_scaling.type': \"linear\" disagrees with rope_scaling.rope_type "
+            "\"yarn\"");
+  EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4}}}}),
+            "S.json: field 'rope_scaling.original_max_position_embeddings': missing (yarn needs "
+            "it, or max_position_embeddings)");
+  EXPECT_EQ(error_with({{"rope_scaling",
+                         {{"rope_type", "longrope"},
+                          {"original_max_position_embeddings", 64},
+                          {"long_factor", {1, 2}},
+                          {"short_factor", {1, 1, 1, 1}}}}}),
+            "S.json: field 'rope_scaling.long_factor': [1,2] is not an array of rotary_dim/2 = 4 "
+            "numbers");
+  EXPECT_EQ(error_with({{"scaling_convention", "transformers"}}),
+            "S.json: field 'scaling_convention': \"transformers\" is not one of \"hf\", "
+            "\"hf_derived_factor\", \"vllm\", \"deepseek\", \"ggml\"");
+  EXPECT_EQ(error_with({{"sequence_length", 0}}),
+            "S.json: field 'sequence_length': 0 is not an integer in [1, 2^31]");
+  EXPECT_EQ(error_with({{"rope_scaling",
+                         {{"rope_type", "yarn"}, {"factor", 4}, {"freq_scale", 0.5},
+                          {"original_max_position_embeddings", 64}}}}),
+            "S.json: field 'rope_scaling.freq_scale': 0.5 is not 1/factor (factor 4)");
 }
 
 TEST(SpecReader, OwnKeysOverrideAndDefaultsApply) {
@@ -91,9 +230,6 @@ TEST(SpecReader, BadSpecsNameFileFieldAndValue) {
   EXPECT_EQ(error_of(json{{"rope_theta", 10000}}),
             "S.json: field 'head_dim': missing (give head_dim, or hidden_size and "
             "num_attention_heads)");
-  EXPECT_EQ(error_of(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "yarn"}}}}),
-            "S.json: field 'rope_scaling.rope_type': \"yarn\" is not supported yet (only unscaled "
-            "RoPE)");
   EXPECT_EQ(error_of(json::array()), "S.json: the spec is not a JSON object");
   EXPECT_EQ(error_of(json{{"head_dim", 64}, {"partial_rotary_factor", 1.5}}),
             "S.json: field 'partial_rotary_factor': 1.5 is not in (0, 1]");

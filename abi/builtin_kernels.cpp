@@ -1,0 +1,111 @@
+// The built-in kernels exposed through the C ABI (include/ropecheck/kernel_abi.h), built as the
+// shared library libropecheck_kernels.so: what a third-party library looks like to the gate,
+// and a round trip that checks the ABI itself (abi/kernel_library_test.cpp).
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "fast/kernels.h"
+#include "ropecheck/kernel_abi.h"
+
+namespace {
+
+using namespace ropecheck;
+
+constexpr std::size_t max_builtin_kernels = 16;
+
+int fail(const ropecheck_rope_call* call, int status, const char* message) {
+  if (call->message != nullptr && call->message_capacity > 0)
+    std::snprintf(call->message, call->message_capacity, "%s", message);
+  return status;
+}
+
+bool storage_of(int32_t abi, dtype& out) {
+  switch (abi) {
+    case ROPECHECK_DTYPE_FLOAT32: out = dtype::float32; return true;
+    case ROPECHECK_DTYPE_FLOAT16: out = dtype::float16; return true;
+    case ROPECHECK_DTYPE_BFLOAT16: out = dtype::bfloat16; return true;
+    case ROPECHECK_DTYPE_INT32: out = dtype::int32; return true;
+    case ROPECHECK_DTYPE_INT64: out = dtype::int64; return true;
+    default: return false;
+  }
+}
+
+fast::rope_tensor tensor_of(const ropecheck_tensor& t) {
+  return {t.input, t.output, t.heads, t.input_token_stride, t.input_head_stride,
+          t.output_token_stride, t.output_head_stride};
+}
+
+template <std::size_t I>
+int apply_builtin(const ropecheck_rope_call* call) {
+  if (call == nullptr) return ROPECHECK_STATUS_INVALID_ARGUMENT;
+  if (call->abi_version != ROPECHECK_KERNEL_ABI_VERSION)
+    return fail(call, ROPECHECK_STATUS_UNSUPPORTED, "unsupported abi_version");
+  const fast::kernel_info& kernel = fast::kernel_registry()[I];
+  fast::rope_call c;
+  if (!storage_of(call->dtype, c.storage) || !storage_of(call->position_dtype, c.position_type))
+    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "unknown dtype or position_dtype");
+  c.pair = call->pairing == ROPECHECK_PAIRING_ADJACENT ? pairing::adjacent : pairing::half_split;
+  c.dir = call->direction == ROPECHECK_DIRECTION_INVERSE ? fast::direction::inverse : fast::direction::forward;
+  c.head_dim = call->head_dim;
+  c.rotary_dim = call->rotary_dim;
+  c.tokens = call->tokens;
+  c.q = tensor_of(call->q);
+  c.k = tensor_of(call->k);
+  c.positions = call->positions;
+  if (call->rotary_dim < 2 || call->rotary_dim % 2 != 0 || call->inverse_frequencies == nullptr)
+    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "rotary_dim must be even and >= 2, with frequencies");
+  if (call->positions == nullptr || call->tokens < 0)
+    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "null positions or negative tokens");
+  // A cache kernel needs its table to cover the largest position of the call.
+  std::int64_t max_position = 0;
+  for (std::int64_t t = 0; t < call->tokens; ++t) {
+    const std::int64_t m = c.position_type == dtype::int32
+                               ? static_cast<const std::int32_t*>(call->positions)[t]
+                               : static_cast<const std::int64_t*>(call->positions)[t];
+    max_position = std::max(max_position, m + 1);
+  }
+  fast::rope_frequencies frequencies{
+      std::vector<double>(call->inverse_frequencies, call->inverse_frequencies + call->rotary_dim / 2),
+      call->attention_factor};
+  const auto angles = kernel.prepare(frequencies, max_position);
+  fast::status s = angles.ok() ? kernel.apply(c, *angles.value) : angles.state;
+  if (s.ok()) return ROPECHECK_STATUS_OK;
+  const int code = s.code == fast::status_code::out_of_range  ? ROPECHECK_STATUS_OUT_OF_RANGE
+                   : s.code == fast::status_code::unsupported ? ROPECHECK_STATUS_UNSUPPORTED
+                                                              : ROPECHECK_STATUS_INVALID_ARGUMENT;
+  return fail(call, code, s.message.c_str());
+}
+
+template <std::size_t... I>
+constexpr std::array<int (*)(const ropecheck_rope_call*), sizeof...(I)> entries(std::index_sequence<I...>) {
+  return {apply_builtin<I>...};
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const ropecheck_kernel* ropecheck_kernels(
+    uint32_t abi_version, size_t* count) {
+  static const std::vector<ropecheck_kernel> kernels = [] {
+    static constexpr auto apply = entries(std::make_index_sequence<max_builtin_kernels>());
+    std::vector<ropecheck_kernel> list;
+    const auto registry = fast::kernel_registry();
+    for (std::size_t i = 0; i < registry.size() && i < max_builtin_kernels; ++i) {
+      uint32_t dtypes = 0, pairings = 0;
+      for (dtype t : registry[i].dtypes)
+        dtypes |= 1u << (t == dtype::float32 ? ROPECHECK_DTYPE_FLOAT32
+                         : t == dtype::float16 ? ROPECHECK_DTYPE_FLOAT16 : ROPECHECK_DTYPE_BFLOAT16);
+      for (pairing p : registry[i].pairings)
+        pairings |= 1u << (p == pairing::adjacent ? ROPECHECK_PAIRING_ADJACENT : ROPECHECK_PAIRING_HALF);
+      // The registry's names are string literals: their data() is NUL-terminated.
+      list.push_back({registry[i].name.data(), registry[i].description.data(), dtypes, pairings, apply[i]});
+    }
+    return list;
+  }();
+  if (abi_version != ROPECHECK_KERNEL_ABI_VERSION || count == nullptr) return nullptr;
+  *count = kernels.size();
+  return kernels.data();
+}

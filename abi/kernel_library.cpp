@@ -1,0 +1,123 @@
+#include "abi/kernel_library.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <array>
+
+#include "ropecheck/kernel_abi.h"
+
+namespace ropecheck::abi {
+namespace {
+
+int32_t abi_dtype(dtype t) {
+  switch (t) {
+    case dtype::float32: return ROPECHECK_DTYPE_FLOAT32;
+    case dtype::float16: return ROPECHECK_DTYPE_FLOAT16;
+    case dtype::bfloat16: return ROPECHECK_DTYPE_BFLOAT16;
+    case dtype::int32: return ROPECHECK_DTYPE_INT32;
+    case dtype::int64: return ROPECHECK_DTYPE_INT64;
+    case dtype::float64: return 0;  // not an ABI storage type
+  }
+  return 0;
+}
+
+ropecheck_tensor abi_tensor(const fast::rope_tensor& t) {
+  return {t.input, t.output, t.heads, t.input_token_stride, t.input_head_stride,
+          t.output_token_stride, t.output_head_stride};
+}
+
+fast::status_code status_code_of(int status) {
+  switch (status) {
+    case ROPECHECK_STATUS_OK: return fast::status_code::ok;
+    case ROPECHECK_STATUS_OUT_OF_RANGE: return fast::status_code::out_of_range;
+    case ROPECHECK_STATUS_UNSUPPORTED: return fast::status_code::unsupported;
+    default: return fast::status_code::invalid_argument;
+  }
+}
+
+}  // namespace
+
+struct kernel_library::loaded {
+  std::string path;
+  void* handle = nullptr;
+  std::vector<std::vector<dtype>> dtypes;      // one per kernel, stable for kernel_info's spans
+  std::vector<std::vector<pairing>> pairings;
+  ~loaded() {
+    if (handle != nullptr) dlclose(handle);
+  }
+};
+
+fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
+                             const fast::rope_angles& angles) {
+  const auto* kernel = static_cast<const ropecheck_kernel*>(context);
+  std::array<char, 512> message{};
+  const auto& frequencies = angles.frequencies();
+  if (static_cast<std::int64_t>(frequencies.inverse_frequencies.size()) * 2 != call.rotary_dim &&
+      call.rotary_dim >= 2 && call.rotary_dim % 2 == 0)
+    return fast::status::error(fast::status_code::invalid_argument,
+                               "rotary_dim does not match the prepared frequencies");
+  const ropecheck_rope_call abi_call{
+      ROPECHECK_KERNEL_ABI_VERSION,
+      abi_dtype(call.storage),
+      call.pair == pairing::adjacent ? ROPECHECK_PAIRING_ADJACENT : ROPECHECK_PAIRING_HALF,
+      call.dir == fast::direction::forward ? ROPECHECK_DIRECTION_FORWARD : ROPECHECK_DIRECTION_INVERSE,
+      call.head_dim,
+      call.rotary_dim,
+      call.tokens,
+      abi_tensor(call.q),
+      abi_tensor(call.k),
+      call.positions,
+      abi_dtype(call.position_type),
+      frequencies.inverse_frequencies.data(),
+      frequencies.attention_factor,
+      message.data(),
+      message.size()};
+  const int status = kernel->apply(&abi_call);
+  if (status == ROPECHECK_STATUS_OK) return fast::status::success();
+  message.back() = '\0';
+  return fast::status::error(status_code_of(status),
+                             fmt::format("{}: {}", kernel->name, message.data()));
+}
+
+kernel_library kernel_library::load(const std::filesystem::path& path) {
+  auto state = std::make_shared<loaded>();
+  state->path = path.string();
+  // A bare file name would make dlopen search the system paths: always pass a path.
+  const std::string where = path.has_parent_path() ? path.string() : "./" + path.string();
+  state->handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (state->handle == nullptr)
+    throw kernel_library_error(fmt::format("{}: cannot load the kernel library: {}", state->path, dlerror()));
+  auto* list = reinterpret_cast<ropecheck_kernels_fn>(dlsym(state->handle, ROPECHECK_KERNELS_SYMBOL));
+  if (list == nullptr)
+    throw kernel_library_error(fmt::format("{}: symbol '{}': not exported (see ropecheck/kernel_abi.h)",
+                                           state->path, ROPECHECK_KERNELS_SYMBOL));
+  std::size_t count = 0;
+  const ropecheck_kernel* kernels = list(ROPECHECK_KERNEL_ABI_VERSION, &count);
+  if (kernels == nullptr || count == 0)
+    throw kernel_library_error(fmt::format("{}: {}(abi_version {}): returned no kernels", state->path,
+                                           ROPECHECK_KERNELS_SYMBOL, ROPECHECK_KERNEL_ABI_VERSION));
+  kernel_library library;
+  state->dtypes.resize(count);
+  state->pairings.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const ropecheck_kernel& k = kernels[i];
+    if (k.name == nullptr || k.apply == nullptr)
+      throw kernel_library_error(fmt::format("{}: kernel [{}]: null name or apply function", state->path, i));
+    for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16})
+      if (k.dtypes & (1u << abi_dtype(t))) state->dtypes[i].push_back(t);
+    if (k.pairings & (1u << ROPECHECK_PAIRING_HALF)) state->pairings[i].push_back(pairing::half_split);
+    if (k.pairings & (1u << ROPECHECK_PAIRING_ADJACENT)) state->pairings[i].push_back(pairing::adjacent);
+    if (state->dtypes[i].empty() || state->pairings[i].empty())
+      throw kernel_library_error(fmt::format("{}: kernel '{}': field 'dtypes'/'pairings': {:#x}/{:#x} "
+                                             "names no storage dtype or no pairing",
+                                             state->path, k.name, k.dtypes, k.pairings));
+    library.infos_.push_back({k.name, k.description != nullptr ? k.description : "",
+                              fast::angle_strategy::on_the_fly, state->dtypes[i],
+                              state->pairings[i], call_abi_kernel, &k});
+  }
+  library.state_ = std::move(state);
+  return library;
+}
+
+}  // namespace ropecheck::abi

@@ -1,0 +1,78 @@
+// The C ABI round trip: the built-in kernels, exported through libropecheck_kernels.so and
+// loaded back with kernel_library, give the same bits as calling them directly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "abi/kernel_library.h"
+
+namespace ropecheck::abi {
+namespace {
+
+TEST(KernelLibrary, BuiltInsRoundTripBitForBit) {
+  const auto library = kernel_library::load(ROPECHECK_KERNELS_LIB);
+  const auto registry = fast::kernel_registry();
+  ASSERT_EQ(library.kernels().size(), registry.size());
+  const rope_spec spec{64, 48, 500000, pairing::half_split, "test"};
+  const int tokens = 5, heads = 3;
+  std::vector<float> x(tokens * heads * 64);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 3;
+  const std::vector<std::int64_t> positions = {0, 1, 17, 4095, 100000};
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    const auto& direct = registry[i];
+    const auto& loaded = library.kernels()[i];
+    EXPECT_EQ(direct.name, loaded.name);
+    std::vector<float> y_direct(x.size()), y_loaded(x.size());
+    for (auto [kernel, y] : {std::pair{&direct, &y_direct}, std::pair{&loaded, &y_loaded}}) {
+      fast::rope_call call;
+      call.storage = dtype::float32;
+      call.pair = spec.pair;
+      call.head_dim = 64;
+      call.rotary_dim = 48;
+      call.tokens = tokens;
+      call.q = fast::packed_tensor(x.data(), y->data(), heads, 64);
+      call.positions = positions.data();
+      const auto angles = kernel->prepare(fast::unscaled_frequencies(spec), 100001);
+      ASSERT_TRUE(angles.ok());
+      const auto s = kernel->apply(call, *angles.value);
+      ASSERT_TRUE(s.ok()) << s.message;
+    }
+    EXPECT_EQ(0, std::memcmp(y_direct.data(), y_loaded.data(), x.size() * sizeof(float))) << direct.name;
+  }
+}
+
+TEST(KernelLibrary, ErrorsComeBackWithTheKernelsMessage) {
+  const auto library = kernel_library::load(ROPECHECK_KERNELS_LIB);
+  const auto& kernel = library.kernels()[0];
+  const rope_spec spec{8, 8, 10000, pairing::half_split, "test"};
+  fast::rope_call call;
+  call.head_dim = 8;
+  call.rotary_dim = 8;
+  call.tokens = 1;
+  std::vector<float> x(8), y(8);
+  call.q = fast::packed_tensor(x.data(), y.data(), 1, 8);
+  call.positions = nullptr;
+  const auto angles = kernel.prepare(fast::unscaled_frequencies(spec), 4);
+  const auto s = kernel.apply(call, *angles.value);
+  EXPECT_EQ(s.code, fast::status_code::invalid_argument);
+  EXPECT_NE(s.message.find("positions"), std::string::npos) << s.message;
+}
+
+TEST(KernelLibrary, LoadFailuresNameTheFile) {
+  try {
+    kernel_library::load("/nonexistent/libkernel.so");
+    FAIL();
+  } catch (const kernel_library_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libkernel.so: cannot load"), std::string::npos);
+  }
+  try {
+    kernel_library::load("/lib/x86_64-linux-gnu/libm.so.6");  // loads; no ropecheck_kernels
+    FAIL();
+  } catch (const kernel_library_error& e) {
+    EXPECT_NE(std::string(e.what()).find("symbol 'ropecheck_kernels'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck::abi

@@ -1,0 +1,202 @@
+// `ropecheck audit` end to end: correct outputs pass; outputs made the way real bugs make them
+// fail with the right figure and the right diagnosis; bad input is exit 2.
+// The fp32-angle generator below imitates the peers' recipe (Hugging Face / ggml):
+// inv_freq in float32, angle = float(m)·inv_freq in float32, cosf/sinf, rotation in float32.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli/cli_test_support.h"
+#include "io/npy.h"
+#include "numeric/half.h"
+
+namespace ropecheck {
+namespace {
+
+using testing::file_text;
+const auto run = testing::run_ropecheck;
+
+constexpr int heads = 2, head_dim = 128;
+
+// Positions 0, 1, then 2^(k/3) for k up to 60: every power-of-two bucket to 2^20.
+std::vector<std::int64_t> audit_positions() {
+  std::vector<std::int64_t> p = {0, 1};
+  for (int k = 3; k <= 60; ++k) {
+    const auto m = static_cast<std::int64_t>(std::llround(std::exp2(k / 3.0)));
+    if (m > p.back()) p.push_back(m);
+  }
+  return p;
+}
+
+std::vector<double> random_inputs(std::size_t n) {
+  std::mt19937_64 rng(2024);
+  std::normal_distribution<float> normal;
+  std::vector<double> x(n);
+  for (auto& v : x) v = normal(rng);  // float32 values, exact in double
+  return x;
+}
+
+class Audit : public testing::scratch_dir_test {
+ protected:
+  void SetUp() override {
+    scratch_dir_test::SetUp();
+    positions = audit_positions();
+    x = random_inputs(positions.size() * heads * head_dim);
+    shape = {static_cast<std::int64_t>(positions.size()), heads, head_dim};
+    write_npy(path("x.npy"), from_float64(x, shape, dtype::float32));
+    std::vector<double> p(positions.begin(), positions.end());
+    write_npy(path("pos.npy"), from_float64(p, {static_cast<std::int64_t>(p.size())}, dtype::int64));
+    write_text("spec.json", R"({"head_dim": 128, "rope_theta": 10000.0})");
+  }
+
+  // Half-split rotation of every head vector by `angle(m, j)` with cos/sin from `trig`.
+  template <class Rotate>
+  std::vector<double> rotated(Rotate rotate) const {
+    std::vector<double> y(x.size());
+    for (std::size_t t = 0; t < positions.size(); ++t)
+      for (int h = 0; h < heads; ++h) {
+        const std::size_t o = (t * heads + h) * head_dim;
+        for (int j = 0; j < head_dim / 2; ++j) rotate(positions[t], j, &x[o + j], &x[o + j + head_dim / 2], &y[o + j], &y[o + j + head_dim / 2]);
+      }
+    return y;
+  }
+
+  nlohmann::json audit(const std::vector<double>& y, dtype storage, const std::string& extra = "",
+                       int expected_exit = 1) {
+    write_npy(path("y.npy"), from_float64(y, shape, storage));
+    const auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                       path("pos.npy") + " --y " + path("y.npy") + " --json " + path("r.json") + " " + extra);
+    EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+    return nlohmann::json::parse(file_text(path("r.json")));
+  }
+
+  static bool diagnosed(const nlohmann::json& report, const std::string& code) {
+    for (const auto& f : report["diagnosis"])
+      if (f["code"] == code) return true;
+    return false;
+  }
+
+  std::vector<std::int64_t> positions;
+  std::vector<double> x;
+  std::vector<std::int64_t> shape;
+};
+
+TEST_F(Audit, Float32AngleRecipeIsCaughtWithTheRightFigure) {
+  const auto y = rotated([](std::int64_t m, int j, const double* a, const double* b, double* ya, double* yb) {
+    const float inv_freq = 1.0f / std::pow(10000.0f, static_cast<float>(2 * j) / head_dim);
+    const float angle = static_cast<float>(m) * inv_freq;
+    const float c = std::cos(angle), s = std::sin(angle);
+    const float fa = static_cast<float>(*a), fb = static_cast<float>(*b);
+    *ya = fa * c - fb * s;
+    *yb = fb * c + fa * s;
+  });
+  const auto report = audit(y, dtype::float32, "--html " + path("r.html"));
+  EXPECT_EQ(report["verdict"], "fail");
+  EXPECT_TRUE(diagnosed(report, "angle_precision")) << report["diagnosis"].dump();
+  // Measured on real implementations: ≈1e3 × 2^-24 near position 512, ≈6e5 × 2^-24 at 2^20.
+  double near_512 = 0, near_2_20 = 0;
+  for (const auto& b : report["by_position"]) {
+    if (b["first"] == 512) near_512 = b["max_units"];
+    if (b["first"] >= (1 << 19)) near_2_20 = std::max(near_2_20, b["max_units"].get<double>());
+  }
+  EXPECT_GT(near_512, 100);
+  EXPECT_LT(near_512, 1e4);
+  EXPECT_GT(near_2_20, 1e5);
+  EXPECT_LT(near_2_20, 3e6);
+  EXPECT_EQ(report["max_rel_pair_error_units"].get<double>() * 0x1p-24, report["max_rel_pair_error"].get<double>());
+  const std::string html = file_text(path("r.html"));
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST_F(Audit, CorrectOutputsPass) {
+  ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                path("pos.npy") + " --out " + path("ref.npy") + " --out-dtype float32").exit_code, 0);
+  auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+               path("pos.npy") + " --y " + path("ref.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(run("apply --kernel on_the_fly_simd --spec " + path("spec.json") + " --x " + path("x.npy") +
+                " --pos " + path("pos.npy") + " --out " + path("k.npy")).exit_code, 0);
+  r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy") +
+          " --y " + path("k.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("none (within tolerance)"), std::string::npos);
+}
+
+// The exact rotation (long double) of pair (a, b) by m·θ_j, then a bug-specific twist.
+double exact_angle(std::int64_t m, int j) {
+  return static_cast<double>(static_cast<long double>(m) * std::pow(10000.0L, -2.0L * j / head_dim));
+}
+
+TEST_F(Audit, DiagnosesOffByOnePositions) {
+  const auto y = rotated([](std::int64_t m, int j, const double* a, const double* b, double* ya, double* yb) {
+    const long double phi = static_cast<long double>(m + 1) * std::pow(10000.0L, -2.0L * j / head_dim);
+    *ya = static_cast<double>(*a * std::cos(phi) - *b * std::sin(phi));
+    *yb = static_cast<double>(*b * std::cos(phi) + *a * std::sin(phi));
+  });
+  const auto report = audit(y, dtype::float64);
+  EXPECT_TRUE(diagnosed(report, "position_offset")) << report["diagnosis"].dump();
+  EXPECT_FALSE(diagnosed(report, "angle_precision"));
+}
+
+TEST_F(Audit, DiagnosesAScaleFactor) {
+  const auto y = rotated([](std::int64_t m, int j, const double* a, const double* b, double* ya, double* yb) {
+    const long double phi = exact_angle(m, j), f = 1.2772588722239781L;  // YaRN 0.1·ln 16 + 1
+    *ya = static_cast<double>(f * (*a * std::cos(phi) - *b * std::sin(phi)));
+    *yb = static_cast<double>(f * (*b * std::cos(phi) + *a * std::sin(phi)));
+  });
+  const auto report = audit(y, dtype::float64);
+  EXPECT_TRUE(diagnosed(report, "magnitude_scale")) << report["diagnosis"].dump();
+}
+
+TEST_F(Audit, DiagnosesABfloat16TrigCache) {
+  const auto y = rotated([](std::int64_t m, int j, const double* a, const double* b, double* ya, double* yb) {
+    const long double phi = static_cast<long double>(m) * std::pow(10000.0L, -2.0L * j / head_dim);
+    const double c = bfloat16_bits_to_float(double_to_bfloat16_bits(static_cast<double>(std::cos(phi))));
+    const double s = bfloat16_bits_to_float(double_to_bfloat16_bits(static_cast<double>(std::sin(phi))));
+    *ya = *a * c - *b * s;
+    *yb = *b * c + *a * s;
+  });
+  const auto report = audit(y, dtype::float64);
+  EXPECT_TRUE(diagnosed(report, "low_precision_trig_cache")) << report["diagnosis"].dump();
+}
+
+TEST_F(Audit, DiagnosesTheWrongPairing) {
+  write_text("adjacent.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent"})");
+  ASSERT_EQ(run("reference --spec " + path("adjacent.json") + " --x " + path("x.npy") + " --pos " +
+                path("pos.npy") + " --out " + path("adj.npy")).exit_code, 0);
+  const auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                     path("pos.npy") + " --y " + path("adj.npy") + " --json " + path("r.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(diagnosed(nlohmann::json::parse(file_text(path("r.json"))), "wrong_pairing")) << r.output;
+}
+
+TEST_F(Audit, NonFiniteAndPassThroughAreFindingsNotCrashes) {
+  write_text("spec.json", R"({"head_dim": 128, "rotary_dim": 64, "rope_theta": 10000.0})");
+  ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                path("pos.npy") + " --out " + path("ref.npy")).exit_code, 0);
+  auto y = to_float64(read_npy(path("ref.npy")));
+  y[100] = 7.0;            // token 0, head 0, dim 100: a pass-through dim
+  y[5 * head_dim] = NAN;   // a rotated output
+  const auto report = audit(y, dtype::float64);
+  EXPECT_TRUE(diagnosed(report, "passthrough_modified")) << report["diagnosis"].dump();
+  EXPECT_TRUE(diagnosed(report, "non_finite")) << report["diagnosis"].dump();
+  EXPECT_EQ(report["passthrough"]["modified"], 1);
+}
+
+TEST_F(Audit, BadInputIsExitTwo) {
+  write_npy(path("short.npy"), from_float64(std::vector<double>(head_dim * heads, 0.0), {1, heads, head_dim}, dtype::float32));
+  auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+               path("pos.npy") + " --y " + path("short.npy"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("short.npy: shape"), std::string::npos) << r.output;
+  r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy") +
+          " --y " + path("x.npy") + " --tolerance -1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--tolerance"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace ropecheck

@@ -1,0 +1,114 @@
+// ropecheck audit --spec SPEC.json --x X.npy --pos POS.npy --y Y.npy
+//                 [--dtype float32|float16|bfloat16] [--tolerance UNITS]
+//                 [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
+// Checks a third-party RoPE output against the reference. Exit 0 within tolerance, 1 not,
+// 2 bad input.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "audit/audit.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/report_flags.h"
+#include "cli/rope_inputs.h"
+#include "io/io_error.h"
+#include "io/read_tensor.h"
+
+namespace ropecheck::cli {
+namespace {
+
+struct audit_options {
+  rope_input_paths inputs;
+  std::string y;
+  std::optional<std::string> y_name;
+  std::string dtype_name;
+  std::optional<double> tolerance;
+  reports::report_paths paths;
+};
+
+// Progress on stderr once a run has taken a second: a bar on a terminal, plain lines otherwise.
+class progress_meter {
+ public:
+  void operator()(std::int64_t done, std::int64_t total) {
+    const double seconds = std::chrono::duration<double>(clock::now() - start_).count();
+    if (seconds < 1.0 || total == 0) return;
+    const int percent = static_cast<int>(100 * done / total);
+    if (terminal_) {
+      fmt::print(stderr, "\raudit [{:<40}] {:3d}%", std::string(static_cast<std::size_t>(percent * 40 / 100), '#'), percent);
+      if (done == total) fmt::print(stderr, "\n");
+    } else if (percent >= next_line_) {
+      fmt::print(stderr, "audit: {}% of rows ({:.1f} s)\n", percent, seconds);
+      next_line_ = percent + 10;
+    }
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  clock::time_point start_ = clock::now();
+  bool terminal_ = isatty(fileno(stderr)) != 0;
+  int next_line_ = 0;
+};
+
+int run_audit_command(audit_options o) {
+  std::optional<dtype> judged;
+  if (!o.dtype_name.empty()) {
+    judged = parse_dtype(o.dtype_name);
+    if (*judged == dtype::bfloat16) o.inputs.raw16 = dtype::bfloat16;
+  }
+  rope_inputs in = read_rope_inputs(o.inputs);
+  tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
+  if (y.shape != in.x.shape)
+    throw io_error(o.y, "shape", "does not match X", format_shape(y.shape),
+                   fmt::format("X {} has shape {}", o.inputs.x, format_shape(in.x.shape)));
+  if (!is_floating(y.type))
+    throw io_error(o.y, "dtype", "is not a floating type", std::string(to_string(y.type)));
+  if (o.tolerance && !(*o.tolerance > 0))
+    throw std::invalid_argument(fmt::format("--tolerance: {} is not a positive number of units", *o.tolerance));
+
+  audit::audit_input input;
+  input.spec = in.spec;
+  input.x = std::move(in.x);
+  input.y = std::move(y);
+  input.heads = in.heads;
+  input.tokens_per_sequence = input.x.shape.size() == 4 ? input.x.shape[1] : input.x.shape[0];
+  input.positions = std::move(in.positions);
+  input.judged = judged.value_or(input.y.type);
+  input.tolerance_units = o.tolerance;
+  input.spec_file = o.inputs.spec;
+  input.x_file = o.inputs.x;
+  input.positions_file = o.inputs.positions;
+  input.y_file = o.y;
+  progress_meter meter;
+  reports::audit_report report = audit::run_audit(input, std::ref(meter));
+  report.tool_version = ROPECHECK_VERSION;
+  fmt::print("{}", reports::render_terminal(report));
+  reports::write_report_files(report, o.paths);
+  return report.passed ? exit_pass : exit_failed;
+}
+
+}  // namespace
+
+void add_audit_command(CLI::App& app, int& exit_status) {
+  auto o = std::make_shared<audit_options>();
+  CLI::App* cmd = app.add_subcommand("audit", "Check a third-party RoPE output against the reference");
+  cmd->add_option("--spec", o->inputs.spec, "RoPE spec (a Hugging Face config.json works)")->required();
+  cmd->add_option("--x", o->inputs.x, "input X (.npy or .safetensors)")->required();
+  cmd->add_option("--pos", o->inputs.positions, "positions (.npy or .safetensors, int32/int64)")->required();
+  cmd->add_option("--y", o->y, "the output to audit, same shape as X")->required();
+  cmd->add_option("--dtype", o->dtype_name,
+                  "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as bfloat16")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
+  cmd->add_option("--tolerance", o->tolerance,
+                  "allowed error in units of 2^-24 × pair norm (default: the derived bound of a "
+                  "correct kernel, 2.5 units plus the output dtype's half spacing)");
+  cmd->add_option("--x-name", o->inputs.x_name, "tensor name of X in a .safetensors file");
+  cmd->add_option("--y-name", o->y_name, "tensor name of Y in a .safetensors file");
+  cmd->add_option("--pos-name", o->inputs.positions_name, "tensor name of the positions");
+  add_report_flags(*cmd, o->paths);
+  cmd->callback([o, &exit_status] { exit_status = run_audit_command(*o); });
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,190 @@
+// ropecheck gate [--kernel NAME]... [--profile quick|deep] [--seed N] [--baseline OLD.json]
+//                [--kernel-lib PATH.so] [REPORT FLAGS]
+// Runs the property suite (properties/kernel_properties.h, the code the ctest suite runs) and
+// the fixtures (seed 000, golden vectors) on the named built-in kernels, default all of them.
+// Exit 0 pass, 1 gate failed, 2 bad input or usage.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+#include "abi/kernel_library.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/report_flags.h"
+#include "fast/kernels.h"
+#include "fixtures/kernel_fixtures.h"
+#include "properties/error_bounds.h"
+#include "properties/kernel_properties.h"
+#include "reports/audit_report.h"
+
+#ifndef ROPECHECK_VERSION
+#define ROPECHECK_VERSION "unknown"
+#endif
+
+namespace ropecheck::cli {
+namespace {
+
+struct gate_options {
+  std::vector<std::string> kernels;
+  std::vector<std::string> kernel_libraries;
+  std::string profile = "quick";
+  std::uint64_t seed = properties::default_seed;
+  std::string baseline;
+  reports::report_paths paths;
+};
+
+reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const gate_options& o) {
+  const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
+  const std::string replay = fmt::format("ropecheck gate --kernel {} --profile {} --seed {}",
+                                         kernel.name, o.profile, o.seed);
+  const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay);
+  reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}};
+  for (const auto& r : result.properties) {
+    outcome.properties.push_back({fmt::format("{}/{}", r.name, r.dtype), r.passed, r.cases,
+                                  r.worst_over_bound, r.counterexample, r.replay});
+  }
+  return outcome;
+}
+
+// `baseline` names a saved gate report: any property whose worst/bound grew by more than 10%
+// over it is a regression, even if still within bound.
+reports::gate_report read_baseline(const std::string& baseline_path) {
+  std::ifstream in(baseline_path);
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the baseline report", baseline_path));
+  reports::gate_report old;
+  try {
+    old = reports::gate_report_from_json(nlohmann::json::parse(in));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", baseline_path, e.what()));
+  }
+  return old;
+}
+
+std::vector<reports::fixture_outcome> baseline_regressions(const reports::gate_report& now,
+                                                           const reports::gate_report& old,
+                                                           const std::string& baseline_path) {
+  std::map<std::string, double> before;
+  for (const auto& k : old.kernels)
+    for (const auto& p : k.properties) before[k.name + "/" + p.name] = p.worst_over_bound;
+  std::vector<reports::fixture_outcome> out;
+  for (const auto& k : now.kernels) {
+    for (const auto& p : k.properties) {
+      const auto it = before.find(k.name + "/" + p.name);
+      if (it == before.end()) continue;
+      const bool grew = p.worst_over_bound > it->second * 1.1 && p.worst_over_bound > 0;
+      out.push_back({fmt::format("baseline/{}/{}", k.name, p.name), !grew, 1,
+                     it->second > 0 ? p.worst_over_bound / it->second : 0,
+                     fmt::format("worst/bound {:.4f} now, {:.4f} in {}", p.worst_over_bound,
+                                 it->second, baseline_path)});
+    }
+  }
+  return out;
+}
+
+int run_gate(const gate_options& o) {
+  // Candidates: the kernels of --kernel-lib libraries if any are given, else the built-ins.
+  std::vector<abi::kernel_library> libraries;
+  for (const auto& path : o.kernel_libraries) libraries.push_back(abi::kernel_library::load(path));
+  std::vector<const fast::kernel_info*> candidates;
+  for (const auto& library : libraries)
+    for (const auto& k : library.kernels()) candidates.push_back(&k);
+  if (libraries.empty())
+    for (const auto& k : fast::kernel_registry()) candidates.push_back(&k);
+  std::vector<const fast::kernel_info*> kernels;
+  for (const auto& name : o.kernels) {
+    const auto it = std::find_if(candidates.begin(), candidates.end(),
+                                 [&](const fast::kernel_info* k) { return k->name == name; });
+    if (it == candidates.end())
+      throw std::invalid_argument(fmt::format(
+          "--kernel: unknown kernel '{}' (see `ropecheck kernels`, or the --kernel-lib library)", name));
+    kernels.push_back(*it);
+  }
+  if (o.kernels.empty()) kernels = candidates;
+  // Read the baseline first: a bad one is exit 2 before minutes of work.
+  const auto baseline =
+      o.baseline.empty() ? std::optional<reports::gate_report>() : read_baseline(o.baseline);
+  reports::gate_report report;
+  report.tool_version = ROPECHECK_VERSION;
+  report.profile = o.profile;
+  report.seed = o.seed;
+  const fixtures::output_bound_fn bound = [](dtype storage, double pair_norm,
+                                             std::int64_t position, double theta, double stored) {
+    return properties::bounds::output_bound(storage, pair_norm, position, theta, stored);
+  };
+  for (const auto* kernel : kernels) {
+    fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);
+    auto outcome = run_properties(*kernel, o);
+    fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
+    for (auto& f : fixtures::check_kernel_fixtures(*kernel, bound)) {
+      outcome.passed = outcome.passed && f.passed;
+      report.fixtures.push_back(std::move(f));
+    }
+    report.passed = report.passed && outcome.passed;
+    report.kernels.push_back(std::move(outcome));
+  }
+  if (baseline) {
+    for (auto& r : baseline_regressions(report, *baseline, o.baseline)) {
+      report.passed = report.passed && r.passed;
+      report.fixtures.push_back(std::move(r));
+    }
+  }
+  fmt::print("{}", reports::render_terminal(report));
+  reports::write_report_files(report, o.paths);
+  return report.passed ? exit_pass : exit_failed;
+}
+
+}  // namespace
+
+void add_gate_command(CLI::App& app, int& exit_status) {
+  auto o = std::make_shared<gate_options>();
+  CLI::App* cmd = app.add_subcommand(
+      "gate", "Run the property suite and fixtures on kernels; exit 1 if any fails");
+  cmd->add_option("--kernel", o->kernels,
+                  "kernel to gate (repeatable; default: all built-in, or all of --kernel-lib)");
+  cmd->add_option("--kernel-lib", o->kernel_libraries,
+                  "gate the kernels of a shared library built on ropecheck/kernel_abi.h");
+  cmd->add_option("--profile", o->profile, "quick (CI) or deep (10^6 cases per property)")
+      ->check(CLI::IsMember({"quick", "deep"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "RapidCheck seed")->capture_default_str();
+  cmd->add_option("--baseline", o->baseline,
+                  "saved gate JSON; fail if any worst/bound grew by more than 10%");
+  add_report_flags(*cmd, o->paths);
+  cmd->callback([o, &exit_status] { exit_status = run_gate(*o); });
+}
+
+void add_report_command(CLI::App& app, int& exit_status) {
+  struct report_options {
+    std::string input;
+    reports::report_paths paths;
+  };
+  auto o = std::make_shared<report_options>();
+  CLI::App* cmd = app.add_subcommand("report", "Render a saved JSON report again");
+  cmd->add_option("IN.json", o->input, "a report written with --json")->required();
+  add_report_flags(*cmd, o->paths);
+  cmd->callback([o, &exit_status] {
+    std::ifstream in(o->input);
+    if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the report", o->input));
+    try {
+      const auto j = nlohmann::json::parse(in);
+      if (j.is_object() && j.value("report", "") == "audit") {
+        const auto report = reports::audit_report_from_json(j);
+        fmt::print("{}", reports::render_terminal(report));
+        reports::write_report_files(report, o->paths);
+      } else {
+        const auto report = reports::gate_report_from_json(j);
+        fmt::print("{}", reports::render_terminal(report));
+        reports::write_report_files(report, o->paths);
+      }
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", o->input, e.what()));
+    }
+    exit_status = exit_pass;
+  });
+}
+
+}  // namespace ropecheck::cli

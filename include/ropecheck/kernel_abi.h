@@ -1,0 +1,101 @@
+/* ropecheck/kernel_abi.h — the versioned C ABI through which ropecheck calls a RoPE kernel.
+ *
+ * A kernel library (C, C++, Rust, a CUDA host wrapper, ...) is a shared library that exports
+ *
+ *     const ropecheck_kernel* ropecheck_kernels(uint32_t abi_version, size_t* count);
+ *
+ * returning an array of *count kernel descriptors that stay valid while the library is loaded
+ * (or NULL when it cannot serve `abi_version`). `ropecheck gate --kernel-lib PATH.so` loads it
+ * with dlopen and runs the fixtures and the property suite on every kernel it lists.
+ *
+ * One call rotates Q and K of shape [tokens, heads, head_dim] (any token and head stride, the
+ * last dimension contiguous) by RoPE:
+ *   pair j = (x[2j], x[2j+1]) for ROPECHECK_PAIRING_ADJACENT, (x[j], x[j + rotary_dim/2]) for
+ *   ROPECHECK_PAIRING_HALF, for 0 <= j < rotary_dim/2; angle φ = m·θ_j with m the token's
+ *   position and θ_j = inverse_frequencies[j];
+ *   y_a = A·(x_a·cos φ − x_b·sin φ),  y_b = A·(x_b·cos φ + x_a·sin φ),  A = attention_factor;
+ *   ROPECHECK_DIRECTION_INVERSE rotates by −φ. Dims past rotary_dim are copied unchanged
+ *   (untouched when output == input). Output == input with equal strides means in place; any
+ *   other overlap is an invalid call.
+ * The kernel returns ROPECHECK_STATUS_OK or an error code, and writes a message into
+ * `message` (at most message_capacity bytes, NUL-terminated) for an error. It must reject an
+ * invalid call (null pointers, odd or too large rotary_dim, unsupported dtype, overlapping
+ * outputs) rather than crash: the property suite sends some.
+ */
+#ifndef ROPECHECK_KERNEL_ABI_H
+#define ROPECHECK_KERNEL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROPECHECK_KERNEL_ABI_VERSION 1u
+
+enum ropecheck_dtype {
+  ROPECHECK_DTYPE_FLOAT32 = 1,
+  ROPECHECK_DTYPE_FLOAT16 = 2,  /* IEEE binary16 bits in uint16_t */
+  ROPECHECK_DTYPE_BFLOAT16 = 3, /* bfloat16 bits in uint16_t */
+  ROPECHECK_DTYPE_INT32 = 4,    /* positions */
+  ROPECHECK_DTYPE_INT64 = 5     /* positions */
+};
+
+enum ropecheck_pairing { ROPECHECK_PAIRING_HALF = 1, ROPECHECK_PAIRING_ADJACENT = 2 };
+
+enum ropecheck_direction { ROPECHECK_DIRECTION_FORWARD = 1, ROPECHECK_DIRECTION_INVERSE = 2 };
+
+enum ropecheck_status {
+  ROPECHECK_STATUS_OK = 0,
+  ROPECHECK_STATUS_INVALID_ARGUMENT = 1, /* malformed call */
+  ROPECHECK_STATUS_OUT_OF_RANGE = 2,     /* a position the kernel cannot serve */
+  ROPECHECK_STATUS_UNSUPPORTED = 3       /* well-formed, but not this dtype/pairing */
+};
+
+/* Q or K; heads == 0 means absent. Strides count elements of the storage dtype. */
+typedef struct ropecheck_tensor {
+  const void* input;
+  void* output;
+  int64_t heads;
+  int64_t input_token_stride;
+  int64_t input_head_stride;
+  int64_t output_token_stride;
+  int64_t output_head_stride;
+} ropecheck_tensor;
+
+typedef struct ropecheck_rope_call {
+  uint32_t abi_version; /* ROPECHECK_KERNEL_ABI_VERSION */
+  int32_t dtype;        /* ropecheck_dtype of Q and K: FLOAT32, FLOAT16 or BFLOAT16 */
+  int32_t pairing;      /* ropecheck_pairing */
+  int32_t direction;    /* ropecheck_direction */
+  int64_t head_dim;
+  int64_t rotary_dim;   /* even, 2 <= rotary_dim <= head_dim */
+  int64_t tokens;
+  ropecheck_tensor q;
+  ropecheck_tensor k;
+  const void* positions;         /* one per token */
+  int32_t position_dtype;        /* INT32 or INT64 */
+  const double* inverse_frequencies; /* rotary_dim/2 entries θ_j (already scaled, if any) */
+  double attention_factor;       /* multiplies cos and sin; 1 for plain RoPE */
+  char* message;                 /* error message out, may be NULL */
+  size_t message_capacity;
+} ropecheck_rope_call;
+
+typedef struct ropecheck_kernel {
+  const char* name;        /* unique within the library, [A-Za-z0-9_.-] */
+  const char* description; /* one line */
+  uint32_t dtypes;         /* bit (1u << ropecheck_dtype) for each storage dtype served */
+  uint32_t pairings;       /* bit (1u << ropecheck_pairing) for each pairing served */
+  int (*apply)(const ropecheck_rope_call* call); /* returns a ropecheck_status */
+} ropecheck_kernel;
+
+typedef const ropecheck_kernel* (*ropecheck_kernels_fn)(uint32_t abi_version, size_t* count);
+
+#define ROPECHECK_KERNELS_SYMBOL "ropecheck_kernels"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROPECHECK_KERNEL_ABI_H */

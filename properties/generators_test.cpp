@@ -1,0 +1,158 @@
+// The generators reach what they promise (generators.h), at every RapidCheck size — size 0
+// included, where gen::inRange and arbitrary<double> would still be near zero: the edge cases
+// the properties rely on must actually be generated, or those properties could not fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "numeric/ulp.h"
+#include "properties/generators.h"
+
+namespace ropecheck::properties {
+namespace {
+
+constexpr int samples = 3000;
+constexpr int tensor_samples = 200;
+
+template <class T>
+std::vector<T> sample(const rc::Gen<T>& g, int size, int count = samples) {
+  std::vector<T> out;
+  out.reserve(static_cast<std::size_t>(count));
+  rc::Random random(static_cast<std::uint64_t>(size) * 7919 + 1);
+  for (int i = 0; i < count; ++i) out.push_back(g(random.split(), size).value());
+  return out;
+}
+
+class at_size : public ::testing::TestWithParam<int> {};
+
+TEST_P(at_size, shapes_cover_dims_bases_and_pairings) {
+  const std::vector<pairing> both{pairing::half_split, pairing::adjacent};
+  const auto shapes = sample(gen::shape(both, 512, true), GetParam());
+  std::set<int> dims;
+  bool partial = false, odd = false, big_base = false, small_base = false, common_base = false;
+  std::set<pairing> pairings;
+  for (const auto& s : shapes) {
+    EXPECT_GE(s.rotary_dim, 2);
+    EXPECT_EQ(s.rotary_dim % 2, 0);
+    EXPECT_LE(s.rotary_dim, s.head_dim);
+    EXPECT_GE(s.base, 2.0);
+    EXPECT_LE(s.base, 1e9);
+    dims.insert(s.head_dim);
+    partial = partial || s.rotary_dim < s.head_dim;
+    odd = odd || s.head_dim % 2 == 1;
+    big_base = big_base || s.base > 1e8;
+    small_base = small_base || s.base < 10;
+    common_base = common_base || s.base == 1e4 || s.base == 5e5 || s.base == 1e6;
+    pairings.insert(s.pair);
+  }
+  EXPECT_TRUE(dims.count(2) && dims.count(128) && dims.count(512));
+  EXPECT_GT(dims.size(), 100u);  // not just the common widths
+  EXPECT_TRUE(partial && odd && big_base && small_base && common_base);
+  EXPECT_EQ(pairings.size(), 2u);
+}
+
+TEST_P(at_size, invalid_dims_are_all_invalid_and_varied) {
+  bool odd = false, too_wide = false, zero = false;
+  for (const auto& d : sample(gen::invalid_dims_for(64), GetParam())) {
+    const bool invalid = d.rotary_dim < 2 || d.rotary_dim % 2 == 1 || d.rotary_dim > d.head_dim;
+    EXPECT_TRUE(invalid) << d.head_dim << "/" << d.rotary_dim;
+    odd = odd || d.rotary_dim % 2 == 1;
+    too_wide = too_wide || d.rotary_dim > d.head_dim;
+    zero = zero || d.rotary_dim == 0;
+  }
+  EXPECT_TRUE(odd && too_wide && zero);
+}
+
+TEST_P(at_size, positions_reach_zero_powers_of_two_the_limit_and_quarter_turns) {
+  const std::int64_t limit = std::int64_t{1} << 31;
+  const rope_shape s{128, 128, 1e4, pairing::half_split};
+  const auto theta = gen::approximate_inverse_frequencies(s.rotary_dim, s.base);
+  const auto positions = sample(gen::position(limit, theta), GetParam());
+  int zero = 0, below_1024 = 0, above_2_24 = 0, power_adjacent = 0, top = 0, quarter = 0;
+  for (std::int64_t m : positions) {
+    ASSERT_GE(m, 0);
+    ASSERT_LT(m, limit);
+    zero += m == 0;
+    below_1024 += m < 1024;
+    above_2_24 += m > (1 << 24);
+    top += m == limit - 1;
+    for (int k = 1; k < 31; ++k)
+      power_adjacent += m == (std::int64_t{1} << k) - 1 || m == (std::int64_t{1} << k) + 1;
+    // cos or sin of some pair's angle within 1e-5 of 0 past the first turn (chance: ~1e-3).
+    for (long double t : theta) {
+      const long double phi = static_cast<long double>(m) * t;
+      if (phi > 6.3L && (std::fabs(std::cos(phi)) < 1e-5L || std::fabs(std::sin(phi)) < 1e-5L)) {
+        ++quarter;
+        break;
+      }
+    }
+  }
+  // Log-uniform means a third of the cases below 2^10 and a fifth above 2^24.
+  EXPECT_GT(below_1024, samples / 5);
+  EXPECT_GT(above_2_24, samples / 10);
+  EXPECT_GT(zero, 10);
+  EXPECT_GT(power_adjacent, samples / 20);
+  EXPECT_GT(top, 10);
+  EXPECT_GT(quarter, samples / 20);
+}
+
+TEST_P(at_size, values_span_the_format_with_subnormals_specials_and_cancellation) {
+  for (dtype storage : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+    const value_range range = gen::full_range(storage);
+    const rope_shape s{64, 64, 1e4, pairing::adjacent};
+    const std::vector<std::int64_t> positions{0, 1, 4097, 1 << 20};
+    const auto tensors = sample(gen::tensor_rows(storage, range, s, 2, positions), GetParam(), tensor_samples);
+    int subnormal = 0, zero = 0, negative_zero = 0, huge = 0, tiny = 0, cancelled = 0;
+    const double smallest_normal = std::ldexp(1.0, range.format.min_normal_exponent);
+    const double largest_allowed = std::ldexp(1.0, range.max_exponent + 1);
+    for (const auto& t : tensors) {
+      ASSERT_EQ(t.values.size(), positions.size() * 2 * 64);
+      for (double v : t.values) {
+        ASSERT_TRUE(std::isfinite(v));
+        ASSERT_LT(std::fabs(v), largest_allowed);  // headroom: no RoPE output overflows
+        // Every value is exact in the storage format: rounding it changes nothing.
+        ASSERT_EQ(gen::round_to_format(v, range), v);
+        subnormal += v != 0 && std::fabs(v) < smallest_normal;
+        zero += v == 0 && !std::signbit(v);
+        negative_zero += v == 0 && std::signbit(v);
+        huge += std::fabs(v) >= std::ldexp(1.0, range.max_exponent - 2);
+        tiny += v != 0 && std::fabs(v) <= std::ldexp(1.0, range.format.min_normal_exponent + 2);
+      }
+      for (std::size_t tok = 0; tok < positions.size(); ++tok) {
+        for (int h = 0; h < 2; ++h) {
+          const double* row = t.values.data() + (tok * 2 + static_cast<std::size_t>(h)) * 64;
+          for (int j = 0; j < 32; ++j) {
+            const long double phi = positions[tok] * std::pow(1e4L, -2.0L * j / 64);
+            const long double a = row[2 * j], b = row[2 * j + 1];
+            const long double r = std::hypot(a, b);
+            const long double ya = a * std::cos(phi) - b * std::sin(phi);
+            const long double yb = b * std::cos(phi) + a * std::sin(phi);
+            // Cancelled: an output below 2^-6 of its pair's norm (the format's rounding of the
+            // set-up pair leaves ≈ 2^-p of r); a uniform direction would do that 1 % of the time.
+            cancelled += r > 0 && r >= smallest_normal &&
+                         std::min(std::fabs(ya), std::fabs(yb)) < r * 0x1p-6L && positions[tok] > 0;
+          }
+        }
+      }
+    }
+    const int values = tensor_samples * static_cast<int>(positions.size()) * 2 * 64;
+    EXPECT_GT(subnormal, values / 500) << to_string(storage);
+    EXPECT_GT(zero, values / 1000) << to_string(storage);
+    EXPECT_GT(negative_zero, values / 1000) << to_string(storage);
+    EXPECT_GT(huge, values / 500) << to_string(storage);
+    EXPECT_GT(tiny, values / 500) << to_string(storage);
+    // ≈ 1/5 of the pairs at positions > 0 (3 of 4 tokens × 2 heads × 32 pairs) are set up.
+    EXPECT_GT(cancelled, tensor_samples * 6 * 32 / 10) << to_string(storage);
+  }
+}
+
+// Size 0 (where RapidCheck's own generators are degenerate) and the nominal maximum.
+INSTANTIATE_TEST_SUITE_P(generators, at_size, ::testing::Values(0, 100),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "size_" + std::to_string(info.param);
+                         });
+
+}  // namespace
+}  // namespace ropecheck::properties

@@ -1,0 +1,209 @@
+// kernel_cases: buffers, case generation and calls for the kernel properties.
+#include "properties/kernel_cases.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "numeric/half.h"
+
+namespace ropecheck::properties::kernel_support {
+
+// ---------------------------------------------------------------------------------------------
+// element_buffer
+
+element_buffer::element_buffer(dtype storage, std::int64_t count, std::int64_t misalignment)
+    : storage_(storage), count_(count), misalignment_(misalignment) {
+  constexpr std::size_t alignment = 64;
+  const std::size_t element = size_of(storage);
+  bytes_.resize(static_cast<std::size_t>(count + misalignment) * element + alignment);
+  const auto address = reinterpret_cast<std::uintptr_t>(bytes_.data());
+  offset_ = (alignment - address % alignment) % alignment +
+            static_cast<std::size_t>(misalignment) * element;
+}
+
+element_buffer element_buffer::clone() const {
+  element_buffer copy(storage_, count_, misalignment_);
+  std::memcpy(copy.data(), data(), byte_size());
+  return copy;
+}
+
+double element_buffer::get(std::int64_t i) const {
+  const std::byte* p = data() + static_cast<std::size_t>(i) * size_of(storage_);
+  if (storage_ == dtype::float32) {
+    float v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  std::uint16_t bits;
+  std::memcpy(&bits, p, sizeof bits);
+  return storage_ == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
+}
+
+void element_buffer::set(std::int64_t i, double value) {
+  std::byte* p = data() + static_cast<std::size_t>(i) * size_of(storage_);
+  if (storage_ == dtype::float32) {
+    const auto v = static_cast<float>(value);
+    std::memcpy(p, &v, sizeof v);
+    return;
+  }
+  const std::uint16_t bits = storage_ == dtype::float16 ? double_to_float16_bits(value)
+                                                        : double_to_bfloat16_bits(value);
+  std::memcpy(p, &bits, sizeof bits);
+}
+
+void element_buffer::set_bits(std::int64_t i, std::uint32_t bits) {
+  std::byte* p = data() + static_cast<std::size_t>(i) * size_of(storage_);
+  if (storage_ == dtype::float32) {
+    std::memcpy(p, &bits, sizeof bits);
+  } else {
+    const auto half = static_cast<std::uint16_t>(bits);
+    std::memcpy(p, &half, sizeof half);
+  }
+}
+
+void element_buffer::fill_bytes(std::byte pattern) {
+  std::memset(data(), static_cast<int>(pattern), byte_size());
+}
+
+bool element_buffer::same_bytes(const element_buffer& other) const {
+  return first_difference(other) < 0;
+}
+
+std::int64_t element_buffer::first_difference(const element_buffer& other) const {
+  if (storage_ != other.storage_ || count_ != other.count_) return 0;
+  const std::size_t element = size_of(storage_);
+  if (std::memcmp(data(), other.data(), byte_size()) == 0) return -1;
+  for (std::int64_t i = 0; i < count_; ++i) {
+    if (std::memcmp(data() + static_cast<std::size_t>(i) * element,
+                    other.data() + static_cast<std::size_t>(i) * element, element) != 0)
+      return i;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+rope_spec kernel_case::spec() const {
+  rope_spec s;
+  s.head_dim = shape.head_dim;
+  s.rotary_dim = shape.rotary_dim;
+  s.base = shape.base;
+  s.pair = shape.pair;
+  s.source = "generated";
+  return s;
+}
+
+std::int64_t cache_table_budget(profile p) {
+  return p == profile::deep ? std::int64_t{1} << 22 : std::int64_t{1} << 20;
+}
+
+std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats) {
+  return std::max<std::int64_t>(table_floats / (2 * pairs), 1);
+}
+
+kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case_limits& limits) {
+  kernel_case c;
+  c.storage = storage;
+  c.shape = limits.partial_rotation ? *gen::partial_shape(kernel.pairings, limits.max_head_dim)
+                                     : *gen::shape(kernel.pairings, limits.max_head_dim);
+  const std::int64_t pairs = c.pairs();
+  c.q_heads = static_cast<int>(*gen::uniform_int(1, limits.max_heads));
+  c.k_heads = limits.with_k ? static_cast<int>(*gen::uniform_int(1, limits.max_heads)) : 0;
+  const std::int64_t widest = std::max(c.q_heads, c.k_heads) * pairs;
+  const std::int64_t max_tokens =
+      std::clamp<std::int64_t>(limits.max_rotated_pairs / widest, 1, limits.max_tokens);
+  const std::int64_t tokens = *gen::uniform_int(1, max_tokens);
+
+  const bool cached = kernel.strategy == fast::angle_strategy::cache;
+  const std::int64_t limit =
+      cached ? std::min(limits.position_limit + 1,
+                        cache_position_limit(pairs, limits.cache_table_floats))
+             : limits.position_limit + 1;
+  c.positions = *gen::positions(tokens, limit,
+                                gen::approximate_inverse_frequencies(c.shape.rotary_dim, c.shape.base),
+                                limits.allow_negative_positions && !cached);
+
+  const value_range range = gen::full_range(storage);
+  c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions);
+  if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions);
+  return c;
+}
+
+fast::rope_angles prepare_angles(const fast::kernel_info& kernel, const kernel_case& c,
+                                 std::int64_t extra_positions) {
+  std::int64_t max_position = 0;
+  for (std::int64_t m : c.positions) max_position = std::max(max_position, m + 1);
+  fast::rope_frequencies frequencies{
+      kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base), 1.0};
+  auto prepared = kernel.prepare(frequencies, max_position + extra_positions);
+  if (!prepared.ok()) {
+    RC_FAIL("kernel " + std::string(kernel.name) +
+            " refused to prepare angles: " + prepared.state.message);
+  }
+  return std::move(*prepared.value);
+}
+
+tensor_buffers packed_buffers(const value_rows& rows, dtype storage, int heads, int head_dim,
+                              std::int64_t tokens) {
+  tensor_buffers t;
+  t.heads = heads;
+  t.head_stride = head_dim;
+  t.token_stride = static_cast<std::int64_t>(heads) * head_dim;
+  const std::int64_t count = tokens * t.token_stride;
+  t.input = element_buffer(storage, count);
+  t.output = element_buffer(storage, count);
+  for (std::int64_t i = 0; i < count; ++i) t.input.set(i, rows.values[static_cast<std::size_t>(i)]);
+  t.output.fill_bytes(std::byte{0xA5});
+  return t;
+}
+
+fast::rope_tensor tensor_of(tensor_buffers& t, bool in_place) {
+  fast::rope_tensor r;
+  r.input = t.input.data();
+  r.output = in_place ? t.input.data() : t.output.data();
+  r.heads = t.heads;
+  r.input_token_stride = r.output_token_stride = t.token_stride;
+  r.input_head_stride = r.output_head_stride = t.head_stride;
+  return r;
+}
+
+fast::rope_call make_call(const kernel_case& c, fast::direction dir,
+                          const std::vector<std::int64_t>& positions, tensor_buffers* q,
+                          tensor_buffers* k) {
+  fast::rope_call call;
+  call.storage = c.storage;
+  call.pair = c.shape.pair;
+  call.dir = dir;
+  call.head_dim = c.shape.head_dim;
+  call.rotary_dim = c.shape.rotary_dim;
+  call.tokens = static_cast<std::int64_t>(positions.size());
+  if (q != nullptr) call.q = tensor_of(*q);
+  if (k != nullptr) call.k = tensor_of(*k);
+  call.positions = positions.data();
+  call.position_type = dtype::int64;
+  return call;
+}
+
+void apply_or_fail(const fast::kernel_info& kernel, const fast::rope_call& call,
+                   const fast::rope_angles& angles) {
+  const fast::status s = kernel.apply(call, angles);
+  if (!s.ok()) RC_FAIL("kernel " + std::string(kernel.name) + " refused a valid call: " + s.message);
+}
+
+std::string show_number(double v) {
+  std::ostringstream os;
+  os << std::setprecision(9) << v << " (" << std::hexfloat << v << ")";
+  return os.str();
+}
+
+std::string describe_location(const kernel_case& c, std::int64_t token, std::int64_t head, int j) {
+  std::ostringstream os;
+  os << to_string(c.storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
+     << "/" << c.shape.rotary_dim << " base=" << c.shape.base
+     << " m=" << c.positions[static_cast<std::size_t>(token)] << " head=" << head << " j=" << j;
+  return os.str();
+}
+
+}  // namespace ropecheck::properties::kernel_support

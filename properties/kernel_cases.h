@@ -1,0 +1,137 @@
+// kernel_cases: what the kernel properties generate and how they call a kernel — aligned
+// storage buffers of any storage dtype, one generated case (shape, positions, Q and K rows),
+// and rope_call construction through nothing but fast::kernel_info. Internal to properties/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fast/kernels.h"
+#include "properties/generators.h"
+#include "properties/kernel_properties.h"
+
+namespace ropecheck::properties::kernel_support {
+
+// n elements of a storage dtype, 64-byte aligned (plus `misalignment` elements, to put rows
+// off vector boundaries). Move-only: the alignment belongs to the allocation.
+class element_buffer {
+ public:
+  element_buffer() = default;
+  element_buffer(dtype storage, std::int64_t count, std::int64_t misalignment = 0);
+  element_buffer(element_buffer&&) = default;
+  element_buffer& operator=(element_buffer&&) = default;
+  element_buffer(const element_buffer&) = delete;
+  element_buffer& operator=(const element_buffer&) = delete;
+
+  element_buffer clone() const;
+  dtype storage() const { return storage_; }
+  std::int64_t count() const { return count_; }
+  std::byte* data() { return bytes_.data() + offset_; }
+  const std::byte* data() const { return bytes_.data() + offset_; }
+  std::size_t byte_size() const { return static_cast<std::size_t>(count_) * size_of(storage_); }
+
+  double get(std::int64_t i) const;
+  void set(std::int64_t i, double value);  // value must be representable in the storage dtype
+  void set_bits(std::int64_t i, std::uint32_t bits);  // raw pattern (low 16 bits for 16-bit dtypes)
+  void fill_bytes(std::byte pattern);
+  bool same_bytes(const element_buffer& other) const;
+  // Index of the first element whose bits differ, or -1.
+  std::int64_t first_difference(const element_buffer& other) const;
+
+ private:
+  dtype storage_ = dtype::float32;
+  std::int64_t count_ = 0;
+  std::vector<std::byte> bytes_;
+  std::size_t offset_ = 0;
+  std::int64_t misalignment_ = 0;
+};
+
+// Bounds on what one case may contain (cost control and the range a property is stated for).
+struct case_limits {
+  std::int64_t position_limit = std::int64_t{1} << 24;  // |positions| ≤ this
+  int max_head_dim = 512;
+  int max_tokens = 20;      // > 16 crosses the kernels' token blocks now and then
+  int max_heads = 3;
+  std::int64_t max_rotated_pairs = 1024;  // tokens × heads × pairs per tensor (oracle cost)
+  std::int64_t cache_table_floats = std::int64_t{1} << 20;  // cache kernels' table budget
+  bool with_k = false;
+  bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
+  bool allow_negative_positions = true;  // only taken up by kernels that accept them
+};
+
+// Cache tables larger than this are not built per case (deep profile: 4× more).
+std::int64_t cache_table_budget(profile p);
+
+// One generated input: shape, per-token positions, Q rows and optionally K rows (packed
+// [tokens, heads, head_dim], values exact in the storage dtype).
+struct kernel_case {
+  rope_shape shape;
+  dtype storage = dtype::float32;
+  std::vector<std::int64_t> positions;
+  int q_heads = 1;
+  int k_heads = 0;
+  value_rows q;
+  value_rows k;
+
+  std::int64_t tokens() const { return static_cast<std::int64_t>(positions.size()); }
+  std::int64_t pairs() const { return shape.rotary_dim / 2; }
+  rope_spec spec() const;
+};
+
+// Picks a case with RapidCheck (call only inside a property): every pick shows up in the
+// counterexample. Positions respect the kernel's strategy: cache kernels get [0, table size).
+kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case_limits& limits);
+
+// The positions a cache kernel's table can cover for `pairs` pairs within the budget.
+std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats);
+
+// θ_j as the kernels get them: the double nearest the 266-bit base^(−2j/rotary_dim)
+// (reference::inverse_frequencies), memoized per (rotary_dim, base).
+std::vector<double> kernel_inverse_frequencies(int rotary_dim, double base);
+
+// Angles for this kernel's strategy; cache tables cover [0, max(positions) + 1). RC_FAILs
+// (with the kernel's message) if the kernel refuses.
+fast::rope_angles prepare_angles(const fast::kernel_info& kernel, const kernel_case& c,
+                                 std::int64_t extra_positions = 0);
+
+// A tensor's storage: input and output buffers and its layout (strides in elements).
+struct tensor_buffers {
+  int heads = 0;
+  std::int64_t token_stride = 0;
+  std::int64_t head_stride = 0;
+  element_buffer input;
+  element_buffer output;
+};
+
+// Packed [tokens, heads, head_dim] buffers holding `rows`; the output filled with a pattern
+// that no kernel writes by accident (0xA5 bytes).
+tensor_buffers packed_buffers(const value_rows& rows, dtype storage, int heads, int head_dim,
+                              std::int64_t tokens);
+
+// The fast::rope_tensor for buffers (in place when `in_place`, output := input).
+fast::rope_tensor tensor_of(tensor_buffers& t, bool in_place = false);
+
+// A call with Q (and K when given); positions as int64.
+fast::rope_call make_call(const kernel_case& c, fast::direction dir,
+                          const std::vector<std::int64_t>& positions, tensor_buffers* q,
+                          tensor_buffers* k);
+
+// Runs the kernel; RC_FAILs with the kernel's message if it refuses a valid call.
+void apply_or_fail(const fast::kernel_info& kernel, const fast::rope_call& call,
+                   const fast::rope_angles& angles);
+
+// Element index of (token, head, coordinate) in a tensor's layout.
+inline std::int64_t element_index(const tensor_buffers& t, std::int64_t token, std::int64_t head,
+                                  std::int64_t coordinate) {
+  return token * t.token_stride + head * t.head_stride + coordinate;
+}
+
+// "kernel float16 half m=… j=…" style location for messages.
+std::string describe_location(const kernel_case& c, std::int64_t token, std::int64_t head, int j);
+
+// Hex and decimal, for messages.
+std::string show_number(double v);
+
+}  // namespace ropecheck::properties::kernel_support

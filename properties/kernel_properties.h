@@ -1,0 +1,70 @@
+// kernel_properties: every property a fast RoPE kernel must have, run with RapidCheck against
+// one fast::kernel_info (all its dtypes × pairings). The gtest suite (properties/*_test.cpp) and
+// the CLI gate call this same code; the gate wraps a shared-library kernel into a kernel_info,
+// so nothing here uses more of a kernel than kernel_info exposes.
+//
+// Bounds come from properties/error_bounds.h (derived in docs/error-bounds.md); the oracle is
+// the double tier (reference/double_tier.h, sound per docs/double-tier.md).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fast/kernels.h"
+#include "numeric/dtype.h"
+
+namespace ropecheck::properties {
+
+// quick: every CI run (each property's own case count, a quarter of it under AddressSanitizer);
+// deep: 10^6 cases per property, for nightly or manual runs.
+enum class profile { quick, deep };
+
+std::string_view to_string(profile p);
+
+struct property_result {
+  std::string name;            // stable snake_case id, e.g. "within_bound_of_reference"
+  std::string dtype;           // storage dtype the property ran on ("float32", ...)
+  bool passed = true;
+  std::int64_t cases = 0;
+  double worst_over_bound = 0; // observed worst error / derived bound (0 for bit-exact properties that held)
+  std::string counterexample;  // shrunk counterexample when failed (RapidCheck's description)
+  std::string replay;          // one-line command/seed to replay
+  std::string detail;          // extra measurements (e.g. worst error over the documented target)
+};
+
+struct kernel_result {
+  std::string kernel;
+  bool passed = true;
+  std::vector<property_result> properties;
+};
+
+// Runs every kernel property on one kernel (all its dtypes × pairings), deterministic for a seed.
+// RC_PARAMS is honoured for max_success, noshrink and reproduce (the seed argument wins over
+// its seed). `replay_command` is what a failure's replay line runs after the RC_PARAMS=…
+// prefix; empty means the gtest executable that covers the registered kernels.
+kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint64_t seed,
+                           std::string_view replay_command = {});
+
+// The property ids, in the order check_kernel runs them.
+std::span<const std::string_view> kernel_property_names();
+
+// One property on one storage dtype (check_kernel is a loop over these). Throws
+// std::invalid_argument for an unknown property name.
+property_result check_kernel_property(const fast::kernel_info& kernel, std::string_view property,
+                                      dtype storage, profile p, std::uint64_t seed,
+                                      std::string_view replay_command = {});
+
+// The fixed seed CI uses unless RC_PARAMS says otherwise.
+inline constexpr std::uint64_t default_seed = 20240611;
+
+// ROPECHECK_PROFILE=quick|deep (default quick); throws std::invalid_argument for other values.
+profile profile_from_environment();
+
+// RC_PARAMS's seed=N if given, else default_seed; throws std::invalid_argument if RC_PARAMS
+// does not parse.
+std::uint64_t seed_from_environment();
+
+}  // namespace ropecheck::properties

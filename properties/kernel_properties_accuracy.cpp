@@ -1,0 +1,398 @@
+// The kernel properties measured against a derived bound (properties/error_bounds.h,
+// docs/error-bounds.md): accuracy against the double-tier oracle, norm preservation, relative-
+// offset invariance of attention scores, forward-then-inverse, and agreement between the cache
+// and on-the-fly strategies. Each records its worst error/bound ratio while it runs.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "numeric/pair_error.h"
+#include "numeric/ulp.h"
+#include "properties/error_bounds.h"
+#include "properties/kernel_cases.h"
+#include "properties/kernel_property_catalog.h"
+#include "reference/double_tier.h"
+
+namespace ropecheck::properties {
+
+namespace {
+
+using namespace kernel_support;
+
+// The kernels' documented accuracy target holds for |m| ≤ 2^24 (fast/rope_angles.h).
+constexpr std::int64_t accuracy_position_limit = std::int64_t{1} << 24;
+// Properties whose bound grows with |m| (the θ_j rounding term) run over every int32 position.
+constexpr std::int64_t int32_position_limit = (std::int64_t{1} << 31) - 1;
+// Below this pair norm the bound is all underflow and a ratio to the relative target means
+// nothing; such pairs are still held to the derived bound.
+constexpr double meaningful_norm = 0x1p-100;
+
+double error_of(double computed, double exact) {
+  const double e = std::fabs(computed - exact);
+  return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
+}
+
+std::string failure_message(std::string_view property, const std::string& where,
+                            std::string_view what, double computed, double expected,
+                            double error, double bound, double pair_norm) {
+  std::ostringstream os;
+  os << property << " violated at " << where << ": " << what << " = " << show_number(computed)
+     << ", expected " << show_number(expected) << ", |error| = " << show_number(error) << " = "
+     << (pair_norm > 0 ? in_units_of_2_pow_minus_24(error / pair_norm) : error)
+     << "·2^-24·‖pair‖, derived bound " << show_number(bound) << " (properties/error_bounds.h)";
+  return os.str();
+}
+
+case_limits limits_for(const run_settings& settings, std::int64_t position_limit) {
+  case_limits limits;
+  limits.position_limit = position_limit;
+  limits.cache_table_floats = cache_table_budget(settings.level);
+  return limits;
+}
+
+// Row (token, head) of a tensor's input or output as doubles.
+std::vector<double> row_of(const element_buffer& b, const tensor_buffers& t, std::int64_t token,
+                           std::int64_t head, int head_dim) {
+  std::vector<double> r(static_cast<std::size_t>(head_dim));
+  for (int i = 0; i < head_dim; ++i) r[static_cast<std::size_t>(i)] = b.get(element_index(t, token, head, i));
+  return r;
+}
+
+// --------------------------------------------------------------------------------------------
+// within_bound_of_reference: every rotated output within output_bound (+ the oracle's own
+// error) of the double tier, for |m| ≤ 2^24, every base in [2, 1e9], both pairings.
+
+void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
+                               const run_settings& settings, observation& seen) {
+  const kernel_case c = pick_case(kernel, storage, limits_for(settings, accuracy_position_limit));
+  const fast::rope_angles angles = prepare_angles(kernel, c);
+  tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
+  apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
+
+  const reference::double_tier tier(c.spec(), c.positions, 1);
+  const auto theta = kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base);
+  std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
+  for (std::int64_t t = 0; t < c.tokens(); ++t) {
+    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+    for (int h = 0; h < c.q_heads; ++h) {
+      const auto x = row_of(q.input, q, t, h, c.shape.head_dim);
+      tier.rotate(x, m, exact);
+      for (int j = 0; j < c.pairs(); ++j) {
+        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+        const double xa = x[static_cast<std::size_t>(ia)], xb = x[static_cast<std::size_t>(ib)];
+        const double r = std::hypot(xa, xb);
+        for (int k : {ia, ib}) {
+          const double y = q.output.get(element_index(q, t, h, k));
+          const double e = exact[static_cast<std::size_t>(k)];
+          const double error = error_of(y, e);
+          const double bound = bounds::output_bound(storage, r, m, theta[static_cast<std::size_t>(j)], y) +
+                               bounds::oracle_output_bound(r);
+          const std::string where = describe_location(c, t, h, j);
+          seen.record(error / bound, where);
+          if (r >= meaningful_norm) {
+            seen.worst_over_target = std::max(
+                seen.worst_over_target,
+                (error - bounds::oracle_output_bound(r)) / bounds::documented_target(storage, r, y));
+            seen.worst_pair_error = std::max(seen.worst_pair_error, pair_error(y, e, xa, xb));
+            // ULPs only where the output does not cancel (numeric/ulp.h; see its banner).
+            if (std::fabs(e) >= r / 2)
+              seen.worst_noncancelling_ulps =
+                  std::max(seen.worst_noncancelling_ulps, ulp_distance(y, e, storage));
+          }
+          if (!(error <= bound)) {
+            RC_FAIL(failure_message("within_bound_of_reference", where,
+                                    "y[" + std::to_string(k) + "]", y, e, error, bound, r));
+          }
+        }
+      }
+    }
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// norm_preserved: | ‖(ŷ_a, ŷ_b)‖ − ‖(x_a, x_b)‖ | ≤ pair_bound for every rotated pair.
+
+void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
+                    observation& seen) {
+  const kernel_case c = pick_case(kernel, storage, limits_for(settings, int32_position_limit));
+  const fast::rope_angles angles = prepare_angles(kernel, c);
+  tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
+  apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
+  const auto theta = kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base);
+  for (std::int64_t t = 0; t < c.tokens(); ++t) {
+    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+    for (int h = 0; h < c.q_heads; ++h) {
+      for (int j = 0; j < c.pairs(); ++j) {
+        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+        const double r = std::hypot(q.input.get(element_index(q, t, h, ia)),
+                                    q.input.get(element_index(q, t, h, ib)));
+        const double ya = q.output.get(element_index(q, t, h, ia));
+        const double yb = q.output.get(element_index(q, t, h, ib));
+        const double norm = std::hypot(ya, yb);
+        const double error = error_of(norm, r);
+        const double bound =
+            bounds::pair_bound(storage, r, m, theta[static_cast<std::size_t>(j)], ya, yb);
+        const std::string where = describe_location(c, t, h, j);
+        seen.record(error / bound, where);
+        if (!(error <= bound))
+          RC_FAIL(failure_message("norm_preserved", where, "‖(y_a, y_b)‖", norm, r, error, bound, r));
+      }
+    }
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// relative_offset_invariance: ⟨f(q, m), f(k, n)⟩ and ⟨f(q, m + s), f(k, n + s)⟩, both computed
+// from the kernel's outputs, differ by at most the sum of their error bounds (error_bounds.h
+// §8): the exact scores are equal, g(q, k, m − n).
+
+struct rotated_tensor {
+  tensor_buffers buffers;
+  std::vector<std::int64_t> positions;
+};
+
+rotated_tensor rotate(const fast::kernel_info& kernel, const kernel_case& c,
+                      const fast::rope_angles& angles, const value_rows& rows, int heads,
+                      std::vector<std::int64_t> positions) {
+  rotated_tensor r{packed_buffers(rows, c.storage, heads, c.shape.head_dim,
+                                  static_cast<std::int64_t>(positions.size())),
+                   std::move(positions)};
+  apply_or_fail(kernel, make_call(c, fast::direction::forward, r.positions, &r.buffers, nullptr),
+                angles);
+  return r;
+}
+
+struct score_with_bound {
+  double score = 0;
+  double bound = 0;
+};
+
+score_with_bound score(const kernel_case& c, const std::vector<double>& theta,
+                       const rotated_tensor& q, std::int64_t qt, int qh, const rotated_tensor& k,
+                       std::int64_t kt, int kh) {
+  score_with_bound s;
+  double magnitudes = 0;
+  for (int i = 0; i < c.shape.head_dim; ++i) {
+    const double product = q.buffers.output.get(element_index(q.buffers, qt, qh, i)) *
+                           k.buffers.output.get(element_index(k.buffers, kt, kh, i));
+    s.score += product;
+    magnitudes += std::fabs(product);
+  }
+  s.bound = bounds::double_sum_error(c.shape.head_dim, magnitudes);
+  const std::int64_t m = q.positions[static_cast<std::size_t>(qt)];
+  const std::int64_t n = k.positions[static_cast<std::size_t>(kt)];
+  for (int j = 0; j < c.pairs(); ++j) {
+    const auto coordinates = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+    const int ia = coordinates.first, ib = coordinates.second;
+    auto pair_norm_and_bound = [&](const rotated_tensor& t, std::int64_t token, int head,
+                                   std::int64_t position) {
+      const auto& b = t.buffers;
+      const double r = std::hypot(b.input.get(element_index(b, token, head, ia)),
+                                  b.input.get(element_index(b, token, head, ib)));
+      return std::pair{r, bounds::pair_bound(c.storage, r, position,
+                                             theta[static_cast<std::size_t>(j)],
+                                             b.output.get(element_index(b, token, head, ia)),
+                                             b.output.get(element_index(b, token, head, ib)))};
+    };
+    const auto [rq, bq] = pair_norm_and_bound(q, qt, qh, m);
+    const auto [rk, bk] = pair_norm_and_bound(k, kt, kh, n);
+    s.bound += bounds::score_pair_error(bq, rq, bk, rk);
+  }
+  return s;
+}
+
+void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
+                                const run_settings& settings, observation& seen) {
+  case_limits limits = limits_for(settings, int32_position_limit);
+  limits.with_k = true;
+  limits.max_tokens = 6;  // every (query token, key token) pair is scored
+  const kernel_case c = pick_case(kernel, storage, limits);
+  const bool cached = kernel.strategy == fast::angle_strategy::cache;
+  const std::int64_t limit =
+      cached ? std::min(limits.position_limit,
+                        cache_position_limit(c.pairs(), limits.cache_table_floats) - 1)
+             : limits.position_limit;
+  // Key positions of their own, then one shift s that keeps every position in range.
+  const auto key_positions =
+      *gen::positions(c.tokens(), limit + 1,
+                      gen::approximate_inverse_frequencies(c.shape.rotary_dim, c.shape.base),
+                      !cached);
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+  std::int64_t highest = std::numeric_limits<std::int64_t>::min();
+  for (const auto* list : {&c.positions, &key_positions}) {
+    lowest = std::min(lowest, *std::min_element(list->begin(), list->end()));
+    highest = std::max(highest, *std::max_element(list->begin(), list->end()));
+  }
+  // Cache tables start at 0; on-the-fly kernels take |m| up to the limit.
+  const std::int64_t shift_low = cached ? -lowest : -limit - lowest;
+  const std::int64_t shift = *gen::int_toward_zero(std::min<std::int64_t>(shift_low, 0),
+                                                   std::max<std::int64_t>(limit - highest, 0));
+  auto shifted = [shift](std::vector<std::int64_t> p) {
+    for (auto& m : p) m += shift;
+    return p;
+  };
+
+  kernel_case for_angles = c;  // the cache must cover the shifted and the key positions too
+  for_angles.positions.insert(for_angles.positions.end(), key_positions.begin(), key_positions.end());
+  const auto shifted_all = shifted(for_angles.positions);
+  for_angles.positions.insert(for_angles.positions.end(), shifted_all.begin(), shifted_all.end());
+  const fast::rope_angles angles = prepare_angles(kernel, for_angles);
+  const auto theta = kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base);
+
+  const auto q = rotate(kernel, c, angles, c.q, c.q_heads, c.positions);
+  const auto k = rotate(kernel, c, angles, c.k, c.k_heads, key_positions);
+  const auto q_shifted = rotate(kernel, c, angles, c.q, c.q_heads, shifted(c.positions));
+  const auto k_shifted = rotate(kernel, c, angles, c.k, c.k_heads, shifted(key_positions));
+
+  for (std::int64_t qt = 0; qt < c.tokens(); ++qt) {
+    for (std::int64_t kt = 0; kt < c.tokens(); ++kt) {
+      for (int qh = 0; qh < c.q_heads; ++qh) {
+        const int kh = qh * c.k_heads / c.q_heads;  // grouped-query attention's head mapping
+        const auto before = score(c, theta, q, qt, qh, k, kt, kh);
+        const auto after = score(c, theta, q_shifted, qt, qh, k_shifted, kt, kh);
+        const double difference = error_of(after.score, before.score);
+        const double bound = before.bound + after.bound;
+        std::ostringstream where;
+        where << to_string(storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
+              << "/" << c.shape.rotary_dim << " base=" << c.shape.base << " m="
+              << c.positions[static_cast<std::size_t>(qt)]
+              << " n=" << key_positions[static_cast<std::size_t>(kt)] << " s=" << shift;
+        if (bound > 0) seen.record(difference / bound, where.str());
+        if (!(difference <= bound)) {
+          std::ostringstream os;
+          os << "relative_offset_invariance violated at " << where.str() << " heads " << qh << "/"
+             << kh << ": ⟨f(q,m), f(k,n)⟩ = " << show_number(before.score)
+             << ", ⟨f(q,m+s), f(k,n+s)⟩ = " << show_number(after.score) << ", difference "
+             << show_number(difference) << " > derived bound " << show_number(bound);
+          RC_FAIL(os.str());
+        }
+      }
+    }
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// inverse_round_trip: inverse(forward(x)) within round_trip_bound of x.
+
+void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
+                        const run_settings& settings, observation& seen) {
+  const kernel_case c = pick_case(kernel, storage, limits_for(settings, int32_position_limit));
+  const fast::rope_angles angles = prepare_angles(kernel, c);
+  tensor_buffers forward = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
+  apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &forward, nullptr),
+                angles);
+  tensor_buffers back;
+  back.heads = forward.heads;
+  back.token_stride = forward.token_stride;
+  back.head_stride = forward.head_stride;
+  back.input = forward.output.clone();
+  back.output = element_buffer(storage, forward.output.count());
+  back.output.fill_bytes(std::byte{0xA5});
+  apply_or_fail(kernel, make_call(c, fast::direction::inverse, c.positions, &back, nullptr), angles);
+
+  const auto theta = kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base);
+  for (std::int64_t t = 0; t < c.tokens(); ++t) {
+    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+    for (int h = 0; h < c.q_heads; ++h) {
+      for (int j = 0; j < c.pairs(); ++j) {
+        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+        const double th = theta[static_cast<std::size_t>(j)];
+        const double xa = forward.input.get(element_index(forward, t, h, ia));
+        const double xb = forward.input.get(element_index(forward, t, h, ib));
+        const double ya = forward.output.get(element_index(forward, t, h, ia));
+        const double yb = forward.output.get(element_index(forward, t, h, ib));
+        const double forward_bound = bounds::pair_bound(storage, std::hypot(xa, xb), m, th, ya, yb);
+        for (auto [k, original] : {std::pair{ia, xa}, std::pair{ib, xb}}) {
+          const double restored = back.output.get(element_index(back, t, h, k));
+          const double error = error_of(restored, original);
+          const double bound = bounds::round_trip_bound(
+              forward_bound, bounds::output_bound(storage, std::hypot(ya, yb), m, th, restored));
+          const std::string where = describe_location(c, t, h, j);
+          seen.record(error / bound, where);
+          if (!(error <= bound)) {
+            RC_FAIL(failure_message("inverse_round_trip", where, "x̂[" + std::to_string(k) + "]",
+                                    restored, original, error, bound, std::hypot(xa, xb)));
+          }
+        }
+      }
+    }
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// strategies_agree: this kernel and every registered kernel of the other angle strategy (same
+// dtype and pairing) agree within the sum of their output bounds.
+
+void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
+                      observation& seen) {
+  std::vector<const fast::kernel_info*> others;
+  for (const fast::kernel_info& k : fast::kernel_registry()) {
+    if (k.strategy != kernel.strategy && k.name != kernel.name && k.supports(storage))
+      others.push_back(&k);
+  }
+  RC_PRE(!others.empty());  // check_kernel reports "no comparator" before getting here
+  const fast::kernel_info& other = *others[static_cast<std::size_t>(
+      *gen::uniform_int(0, static_cast<std::int64_t>(others.size()) - 1))];
+  const fast::kernel_info& cached = kernel.strategy == fast::angle_strategy::cache ? kernel : other;
+  const kernel_case c = pick_case(cached, storage, limits_for(settings, accuracy_position_limit));
+  RC_PRE(other.supports(c.shape.pair) && kernel.supports(c.shape.pair));
+
+  auto run = [&](const fast::kernel_info& k) {
+    const fast::rope_angles angles = prepare_angles(k, c);
+    tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
+    apply_or_fail(k, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
+    return q;
+  };
+  const tensor_buffers mine = run(kernel);
+  const tensor_buffers theirs = run(other);
+  const auto theta = kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base);
+  for (std::int64_t t = 0; t < c.tokens(); ++t) {
+    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+    for (int h = 0; h < c.q_heads; ++h) {
+      for (int j = 0; j < c.pairs(); ++j) {
+        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+        const double r = std::hypot(mine.input.get(element_index(mine, t, h, ia)),
+                                    mine.input.get(element_index(mine, t, h, ib)));
+        const double th = theta[static_cast<std::size_t>(j)];
+        for (int k : {ia, ib}) {
+          const double a = mine.output.get(element_index(mine, t, h, k));
+          const double b = theirs.output.get(element_index(theirs, t, h, k));
+          const double difference = error_of(a, b);
+          if (difference != 0) seen.all_bit_identical = false;
+          const double bound = bounds::agreement_bound(bounds::output_bound(storage, r, m, th, a),
+                                                       bounds::output_bound(storage, r, m, th, b));
+          const std::string where = describe_location(c, t, h, j) + " vs " + std::string(other.name);
+          seen.record(difference / bound, where);
+          if (!(difference <= bound)) {
+            RC_FAIL(failure_message("strategies_agree", where,
+                                    std::string(kernel.name) + " y[" + std::to_string(k) + "]", a,
+                                    b, difference, bound, r));
+          }
+        }
+      }
+    }
+  }
+}
+
+constexpr kernel_property_definition accuracy_list[] = {
+    {"within_bound_of_reference",
+     "every rotated output within the derived bound of the double-tier oracle (|m| <= 2^24)", 120,
+     true, within_bound_of_reference},
+    {"norm_preserved", "each pair's norm preserved within the derived pair bound", 120, true,
+     norm_preserved},
+    {"relative_offset_invariance",
+     "<f(q,m), f(k,n)> = <f(q,m+s), f(k,n+s)> within the derived score bound", 60, true,
+     relative_offset_invariance},
+    {"inverse_round_trip", "inverse(forward(x)) = x within the derived round-trip bound", 120, true,
+     inverse_round_trip},
+    {"strategies_agree",
+     "cache and on-the-fly kernels agree within the sum of their output bounds", 80, true,
+     strategies_agree},
+};
+
+}  // namespace
+
+std::span<const kernel_property_definition> accuracy_properties() { return accuracy_list; }
+
+}  // namespace ropecheck::properties

@@ -1,0 +1,174 @@
+// property_runner: RapidCheck driven without its global configuration (which would print a
+// random seed on stderr and ignore ours) and without its global listener (which prints at exit).
+#include "properties/property_runner.h"
+
+#include <rapidcheck/detail/TestListener.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace ropecheck::properties {
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitized_build = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool sanitized_build = true;
+#else
+constexpr bool sanitized_build = false;
+#endif
+#else
+constexpr bool sanitized_build = false;
+#endif
+
+constexpr int deep_cases = 1'000'000;
+constexpr int sanitizer_case_divisor = 4;
+
+// Quiet, except in the deep profile: a million cases take hours, so after 10 s and then every
+// minute it prints one line on stderr with the cases done and the worst ratio so far (what a
+// time-capped run reports).
+class progress_listener : public rc::detail::TestListener {
+ public:
+  progress_listener(const std::string& id, const observation& seen, bool report)
+      : id_(id), seen_(seen), report_(report), last_(std::chrono::steady_clock::now()) {}
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {
+    ++cases_;
+    if (!report_ || (cases_ & 15) != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < (reported_ ? std::chrono::seconds(60) : std::chrono::seconds(10))) return;
+    last_ = now;
+    reported_ = true;
+    std::fprintf(stderr, "[ progress ] %s: %lld cases, worst/bound so far %.4g\n", id_.c_str(),
+                 static_cast<long long>(cases_), seen_.worst_over_bound);
+  }
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+
+ private:
+  const std::string& id_;
+  const observation& seen_;
+  bool report_;
+  std::chrono::steady_clock::time_point last_;
+  bool reported_ = false;
+  std::int64_t cases_ = 0;
+};
+
+std::string rc_params() {
+  const char* value = std::getenv("RC_PARAMS");
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+rc::detail::Configuration parse_rc_params(const rc::detail::Configuration& defaults) {
+  try {
+    return rc::detail::configFromString(rc_params(), defaults);
+  } catch (const rc::detail::ConfigurationException& e) {
+    throw std::invalid_argument(std::string("RC_PARAMS: ") + e.what());
+  }
+}
+
+// "reproduce=…" for one failure, in RapidCheck's own encoding.
+std::string reproduce_token(const std::string& id, const rc::detail::Reproduce& reproduce) {
+  rc::detail::Configuration only_reproduce;
+  only_reproduce.reproduce.emplace(id, reproduce);
+  std::istringstream words(rc::detail::configToMinimalString(only_reproduce));
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("reproduce=", 0) == 0) return word;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string_view to_string(profile p) { return p == profile::quick ? "quick" : "deep"; }
+
+profile profile_from_environment() {
+  const char* value = std::getenv("ROPECHECK_PROFILE");
+  const std::string name = value == nullptr ? "" : value;
+  if (name.empty() || name == "quick") return profile::quick;
+  if (name == "deep") return profile::deep;
+  throw std::invalid_argument("ROPECHECK_PROFILE: '" + name + "' is not quick or deep");
+}
+
+std::uint64_t seed_from_environment() {
+  rc::detail::Configuration defaults;
+  defaults.testParams.seed = default_seed;
+  return parse_rc_params(defaults).testParams.seed;
+}
+
+run_settings settings_from_rc_params(profile level, std::uint64_t seed,
+                                     std::string replay_command) {
+  rc::detail::Configuration defaults;
+  defaults.testParams.maxSuccess = 0;  // "not given": the profile decides
+  const rc::detail::Configuration given = parse_rc_params(defaults);
+  run_settings s;
+  s.level = level;
+  s.seed = seed;
+  s.max_success_override = std::max(given.testParams.maxSuccess, 0);
+  s.disable_shrinking = given.testParams.disableShrinking;
+  s.reproduce = given.reproduce;
+  s.replay_command = std::move(replay_command);
+  return s;
+}
+
+int case_count(const run_settings& settings, int quick_cases) {
+  if (settings.max_success_override > 0) return settings.max_success_override;
+  if (settings.level == profile::deep) return deep_cases;
+  return sanitized_build ? std::max(quick_cases / sanitizer_case_divisor, 1) : quick_cases;
+}
+
+bool skipped_by_reproduce(const run_settings& settings, const std::string& id) {
+  return !settings.reproduce.empty() && settings.reproduce.count(id) == 0;
+}
+
+property_result run_property(const std::string& id, const std::string& name,
+                             const rc::detail::Property& property, int quick_cases,
+                             const run_settings& settings, const observation& seen) {
+  rc::detail::TestMetadata metadata;
+  metadata.id = id;
+  metadata.description = id;
+  rc::detail::TestParams params;
+  params.seed = settings.seed;
+  params.maxSuccess = case_count(settings, quick_cases);
+  params.maxSize = rc::kNominalSize;  // the generators ignore size (generators.h)
+  params.disableShrinking = settings.disable_shrinking;
+  progress_listener listener(id, seen, settings.level == profile::deep);
+
+  const rc::detail::TestResult result =
+      rc::detail::checkProperty(property, metadata, params, listener, settings.reproduce);
+
+  property_result out;
+  out.name = name;
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    out.cases = success.numSuccess;
+  } else if (result.match(failure)) {
+    out.passed = false;
+    out.cases = failure.numSuccess + 1;
+    std::ostringstream message;
+    rc::detail::printResultMessage(result, message);
+    out.counterexample = message.str();
+    out.replay = "RC_PARAMS=\"seed=" + std::to_string(settings.seed) + " " +
+                 reproduce_token(id, failure.reproduce) + "\" ROPECHECK_PROFILE=" +
+                 std::string(to_string(settings.level)) + " " + settings.replay_command;
+  } else if (result.match(gave_up)) {
+    out.passed = false;
+    out.cases = gave_up.numSuccess;
+    out.counterexample = "gave up: " + gave_up.description;
+  } else if (result.match(error)) {
+    out.passed = false;
+    out.counterexample = "error: " + error.description;
+  }
+  out.worst_over_bound = seen.worst_over_bound;
+  return out;
+}
+
+}  // namespace ropecheck::properties

@@ -1,0 +1,73 @@
+// property_runner: runs one RapidCheck property the ropecheck way — seed and case count from
+// the profile and RC_PARAMS, no console noise, the worst error/bound ratio measured while it
+// runs, and on failure the shrunk counterexample plus a one-line replay command. Shared by the
+// kernel properties (library) and the gtest files (reference properties).
+#pragma once
+
+#include <rapidcheck.h>
+#include <rapidcheck/detail/Configuration.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "properties/kernel_properties.h"
+
+namespace ropecheck::properties {
+
+// The worst observed error/bound ratio of a property and what produced it. The property body
+// updates it for every case it runs (shrink attempts included).
+struct observation {
+  double worst_over_bound = 0;
+  std::string worst_case;  // short description of where the worst ratio occurred
+  double worst_over_target = 0;  // same error over the documented target (accuracy properties)
+  double worst_pair_error = 0;   // max |y − y_exact| / ‖(x_a, x_b)‖ (numeric/pair_error.h)
+  double worst_noncancelling_ulps = 0;  // max ulp distance where |y_exact| ≥ ‖(x_a, x_b)‖/2
+  bool all_bit_identical = true;  // agreement properties: every compared output had equal bits
+  void record(double ratio, const std::string& where) {
+    if (ratio > worst_over_bound) {
+      worst_over_bound = ratio;
+      worst_case = where;
+    }
+  }
+};
+
+// Everything a run needs besides the property itself.
+struct run_settings {
+  profile level = profile::quick;
+  std::uint64_t seed = default_seed;
+  int max_success_override = 0;  // RC_PARAMS max_success; 0: the profile decides
+  bool disable_shrinking = false;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;  // RC_PARAMS reproduce=…
+  std::string replay_command;  // appended to the replay line
+};
+
+// Settings from RC_PARAMS (via RapidCheck's own parser) for the given profile and seed; the
+// seed argument wins over RC_PARAMS's. Throws std::invalid_argument if RC_PARAMS is malformed.
+run_settings settings_from_rc_params(profile level, std::uint64_t seed, std::string replay_command);
+
+// Cases a property runs: deep 10^6; quick its own `quick_cases`, a quarter of it in sanitizer
+// builds (ASan/UBSan run this allocation-heavy code ~10× slower — RapidCheck builds a shrink
+// tree per generated value — and the quick suite, both builds, must stay under 3 minutes).
+int case_count(const run_settings& settings, int quick_cases);
+
+// True when RC_PARAMS asks to reproduce failures and `id` is not among them (RapidCheck then
+// skips the property; callers report it as skipped rather than as zero cases passed).
+bool skipped_by_reproduce(const run_settings& settings, const std::string& id);
+
+// Runs the property under the metadata id `id` (the key reproduce strings use).
+property_result run_property(const std::string& id, const std::string& name,
+                             const rc::detail::Property& property, int quick_cases,
+                             const run_settings& settings, const observation& seen);
+
+template <class Testable>
+property_result run_testable(const std::string& id, const std::string& name, Testable&& testable,
+                             int quick_cases, const run_settings& settings,
+                             const observation& seen) {
+  return run_property(id, name, rc::detail::toProperty(std::forward<Testable>(testable)),
+                      quick_cases, settings, seen);
+}
+
+}  // namespace ropecheck::properties

@@ -1,0 +1,272 @@
+#include "reports/audit_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "reports/render_support.h"
+
+namespace ropecheck::reports {
+namespace {
+
+using json = nlohmann::json;
+using detail::field;
+using detail::verdict;
+using detail::verdict_field;
+using detail::xml_escape;
+
+json bucket_json(const error_bucket& b) {
+  return {{"label", b.label}, {"first", b.first}, {"last", b.last}, {"outputs", b.outputs},
+          {"max_units", b.max_units}};
+}
+
+error_bucket bucket_from(const json& j, const std::string& where) {
+  return {field<std::string>(j, "label", where), field<std::int64_t>(j, "first", where),
+          field<std::int64_t>(j, "last", where), field<std::int64_t>(j, "outputs", where),
+          field<double>(j, "max_units", where)};
+}
+
+std::string units(double u) { return u < 1000 ? fmt::format("{:.3g}", u) : fmt::format("{:.3e}", u); }
+
+// A log-scale error-versus-position polyline with the tolerance as a dashed line.
+std::string error_versus_position_svg(const audit_report& r) {
+  constexpr int width = 640, height = 280, left = 60, bottom = 40, top = 20, right = 20;
+  if (r.by_position.empty()) return "";
+  double hi = std::max(r.tolerance_units, 1.0);
+  for (const auto& b : r.by_position) hi = std::max(hi, b.max_units);
+  const double log_hi = std::ceil(std::log10(hi)) + 0.5, log_lo = -1;
+  const auto x_of = [&](std::size_t i) {
+    return left + (r.by_position.size() == 1 ? 0.5 : static_cast<double>(i) / (r.by_position.size() - 1)) *
+                      (width - left - right);
+  };
+  const auto y_of = [&](double u) {
+    const double l = std::clamp(std::log10(std::max(u, 0.1)), log_lo, log_hi);
+    return top + (log_hi - l) / (log_hi - log_lo) * (height - top - bottom);
+  };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
+      "aria-label=\"error versus position\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
+      width, height);
+  for (int d = static_cast<int>(log_lo); d <= static_cast<int>(log_hi); ++d) {
+    svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#eee\"/>"
+                       "<text x=\"{3}\" y=\"{4:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{5}</text>\n",
+                       left, width - right, y_of(std::pow(10.0, d)), left - 4, y_of(std::pow(10.0, d)) + 4, d);
+  }
+  svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#c00\" "
+                     "stroke-dasharray=\"6 4\"/><text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" "
+                     "text-anchor=\"end\" fill=\"#c00\">tolerance</text>\n",
+                     left, width - right, y_of(r.tolerance_units), y_of(r.tolerance_units) - 4);
+  std::string points;
+  for (std::size_t i = 0; i < r.by_position.size(); ++i) {
+    points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(r.by_position[i].max_units));
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#036\"><title>{}: {} units</title></circle>"
+                       "<text x=\"{:.1f}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n",
+                       x_of(i), y_of(r.by_position[i].max_units), xml_escape(r.by_position[i].label),
+                       units(r.by_position[i].max_units), x_of(i), height - bottom + 14,
+                       r.by_position[i].first == 0 ? std::string("0") : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(r.by_position[i].first)))));
+  }
+  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#036\"/>\n", points);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">|position| bucket</text>"
+                     "<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" "
+                     "text-anchor=\"middle\">max error, units of 2^-24 × pair norm</text>\n</svg>\n",
+                     (left + width - right) / 2, height - 6, height / 2, height / 2);
+  return svg;
+}
+
+// Frequency index (rows) × position bucket (columns), colour = log error relative to tolerance.
+std::string heatmap_svg(const audit_report& r) {
+  const auto& m = r.by_frequency_and_position;
+  if (m.empty() || r.by_position.empty()) return "";
+  const int cell_w = std::max(8, 560 / static_cast<int>(r.by_position.size()));
+  const int cell_h = std::max(2, std::min(12, 480 / static_cast<int>(m.size())));
+  const int left = 60, top = 10;
+  const int width = left + cell_w * static_cast<int>(r.by_position.size()) + 10;
+  const int height = top + cell_h * static_cast<int>(m.size()) + 40;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
+      "aria-label=\"error by frequency and position\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
+      width, height);
+  for (std::size_t f = 0; f < m.size(); ++f) {
+    for (std::size_t p = 0; p < m[f].size() && p < r.by_position.size(); ++p) {
+      // 0 at ≤ 1% of tolerance, 1 at ≥ 100× tolerance; red past tolerance, blue within.
+      const double t = std::clamp((std::log10(std::max(m[f][p], 1e-12) / r.tolerance_units) + 2) / 4, 0.0, 1.0);
+      const int red = static_cast<int>(255 * t), blue = static_cast<int>(255 * (1 - t));
+      svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},{})\">"
+                         "<title>frequency {} × {}: {} units</title></rect>\n",
+                         left + static_cast<int>(p) * cell_w, top + static_cast<int>(f) * cell_h, cell_w,
+                         cell_h, red, 64, blue, f, xml_escape(r.by_position[p].label), units(m[f][p]));
+    }
+  }
+  svg += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\">freq 0</text><text x=\"4\" y=\"{}\" "
+                     "font-size=\"11\">freq {}</text><text x=\"{}\" y=\"{}\" font-size=\"12\">"
+                     "|position| bucket → (blue: far below tolerance, red: far above)</text>\n</svg>\n",
+                     top + 10, top + cell_h * static_cast<int>(m.size()), m.size() - 1, left,
+                     height - 12);
+  return svg;
+}
+
+}  // namespace
+
+json to_json(const audit_report& r) {
+  json by_position = json::array(), by_frequency = json::array(), diagnosis = json::array();
+  for (const auto& b : r.by_position) by_position.push_back(bucket_json(b));
+  for (const auto& b : r.by_frequency) by_frequency.push_back(bucket_json(b));
+  for (const auto& f : r.diagnosis) diagnosis.push_back({{"code", f.code}, {"message", f.message}});
+  return {{"report", "audit"},
+          {"schema_version", 1},
+          {"tool_version", r.tool_version},
+          {"inputs", {{"spec", r.spec}, {"x", r.x}, {"positions", r.positions}, {"y", r.y}}},
+          {"dtype", r.dtype},
+          {"verdict", verdict(r.passed)},
+          {"tolerance_units", r.tolerance_units},
+          {"outputs", r.outputs},
+          {"outputs_beyond_tolerance", r.outputs_beyond_tolerance},
+          {"max_abs_error", r.max_abs_error},
+          {"max_rel_pair_error", r.max_rel_pair_error},
+          {"max_rel_pair_error_units", r.max_rel_pair_error_units},
+          {"max_rel_pair_error_dtype_units", r.max_rel_pair_error_dtype_units},
+          {"ulp", {{"max", r.ulp_max}, {"mean", r.ulp_mean}, {"outputs", r.ulp_outputs}}},
+          {"passthrough", {{"checked", r.passthrough_checked}, {"modified", r.passthrough_modified}}},
+          {"non_finite", r.non_finite},
+          {"worst",
+           {{"batch", r.worst.batch}, {"token", r.worst.token}, {"head", r.worst.head},
+            {"dim", r.worst.dim}, {"position", r.worst.position}, {"value", r.worst.value},
+            {"expected", r.worst.expected}}},
+          {"by_position", by_position},
+          {"by_frequency", by_frequency},
+          {"by_frequency_and_position", r.by_frequency_and_position},
+          {"diagnosis", diagnosis}};
+}
+
+audit_report audit_report_from_json(const json& j) {
+  const std::string at = "report";
+  if (field<std::string>(j, "report", at) != "audit")
+    throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"audit\"", j["report"].dump()));
+  audit_report r;
+  r.tool_version = field<std::string>(j, "tool_version", at);
+  const auto inputs = field<json>(j, "inputs", at);
+  r.spec = field<std::string>(inputs, "spec", "inputs");
+  r.x = field<std::string>(inputs, "x", "inputs");
+  r.positions = field<std::string>(inputs, "positions", "inputs");
+  r.y = field<std::string>(inputs, "y", "inputs");
+  r.dtype = field<std::string>(j, "dtype", at);
+  r.passed = verdict_field(j, at);
+  r.tolerance_units = field<double>(j, "tolerance_units", at);
+  r.outputs = field<std::int64_t>(j, "outputs", at);
+  r.outputs_beyond_tolerance = field<std::int64_t>(j, "outputs_beyond_tolerance", at);
+  r.max_abs_error = field<double>(j, "max_abs_error", at);
+  r.max_rel_pair_error = field<double>(j, "max_rel_pair_error", at);
+  r.max_rel_pair_error_units = field<double>(j, "max_rel_pair_error_units", at);
+  r.max_rel_pair_error_dtype_units = field<double>(j, "max_rel_pair_error_dtype_units", at);
+  const auto ulp = field<json>(j, "ulp", at);
+  r.ulp_max = field<double>(ulp, "max", "ulp");
+  r.ulp_mean = field<double>(ulp, "mean", "ulp");
+  r.ulp_outputs = field<std::int64_t>(ulp, "outputs", "ulp");
+  const auto pass = field<json>(j, "passthrough", at);
+  r.passthrough_checked = field<std::int64_t>(pass, "checked", "passthrough");
+  r.passthrough_modified = field<std::int64_t>(pass, "modified", "passthrough");
+  r.non_finite = field<std::int64_t>(j, "non_finite", at);
+  const auto w = field<json>(j, "worst", at);
+  r.worst = {field<std::int64_t>(w, "batch", "worst"), field<std::int64_t>(w, "token", "worst"),
+             field<std::int64_t>(w, "head", "worst"),  field<std::int64_t>(w, "dim", "worst"),
+             field<std::int64_t>(w, "position", "worst"), field<double>(w, "value", "worst"),
+             field<double>(w, "expected", "worst")};
+  const auto bp = field<json>(j, "by_position", at);
+  for (std::size_t i = 0; i < bp.size(); ++i) r.by_position.push_back(bucket_from(bp[i], fmt::format("by_position[{}]", i)));
+  const auto bf = field<json>(j, "by_frequency", at);
+  for (std::size_t i = 0; i < bf.size(); ++i) r.by_frequency.push_back(bucket_from(bf[i], fmt::format("by_frequency[{}]", i)));
+  r.by_frequency_and_position = field<std::vector<std::vector<double>>>(j, "by_frequency_and_position", at);
+  const auto d = field<json>(j, "diagnosis", at);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const std::string where = fmt::format("diagnosis[{}]", i);
+    r.diagnosis.push_back({field<std::string>(d[i], "code", where), field<std::string>(d[i], "message", where)});
+  }
+  return r;
+}
+
+std::string render_terminal(const audit_report& r) {
+  std::string out = fmt::format("ropecheck audit — {} ({}) against the reference\n\n", r.y, r.dtype);
+  out += fmt::format("  verdict                  {} ({} of {} outputs beyond tolerance {} units)\n",
+                     r.passed ? "PASS" : "FAIL", r.outputs_beyond_tolerance, r.outputs,
+                     units(r.tolerance_units));
+  out += fmt::format("  max pair error           {:.3e} = {} × 2^-24 = {} × u({})\n", r.max_rel_pair_error,
+                     units(r.max_rel_pair_error_units), units(r.max_rel_pair_error_dtype_units), r.dtype);
+  out += fmt::format("  max abs error            {:.3e}\n", r.max_abs_error);
+  out += fmt::format("  ulp (non-cancelling)     max {:.3g}, mean {:.3g} over {} outputs\n", r.ulp_max,
+                     r.ulp_mean, r.ulp_outputs);
+  out += fmt::format("  worst                    [b {}, t {}, h {}, d {}] position {}: {} vs {}\n",
+                     r.worst.batch, r.worst.token, r.worst.head, r.worst.dim, r.worst.position,
+                     r.worst.value, r.worst.expected);
+  out += fmt::format("  pass-through dims        {} checked, {} modified\n", r.passthrough_checked,
+                     r.passthrough_modified);
+  if (r.non_finite > 0) out += fmt::format("  non-finite values        {}\n", r.non_finite);
+  out += "\n  |position|            max error (units of 2^-24)\n";
+  for (const auto& b : r.by_position)
+    out += fmt::format("  {:<20}  {:>12}\n", b.label, units(b.max_units));
+  out += "\ndiagnosis:\n";
+  if (r.diagnosis.empty()) out += "  none (within tolerance)\n";
+  for (const auto& f : r.diagnosis) out += fmt::format("  [{}] {}\n", f.code, f.message);
+  return out;
+}
+
+std::string render_markdown(const audit_report& r) {
+  std::string out = fmt::format("### ropecheck audit: {} — `{}` ({})\n\n", r.passed ? "✅ pass" : "❌ fail",
+                                r.y, r.dtype);
+  out += "| measure | value |\n|---|---|\n";
+  out += fmt::format("| tolerance | {} × 2^-24 × pair norm |\n", units(r.tolerance_units));
+  out += fmt::format("| max pair error | {} × 2^-24 ({:.3e}) |\n", units(r.max_rel_pair_error_units), r.max_rel_pair_error);
+  out += fmt::format("| outputs beyond tolerance | {} of {} |\n", r.outputs_beyond_tolerance, r.outputs);
+  out += fmt::format("| worst | position {}, dim {}: {} vs {} |\n", r.worst.position, r.worst.dim, r.worst.value, r.worst.expected);
+  for (const auto& f : r.diagnosis) out += fmt::format("\n- **`{}`**: {}", f.code, f.message);
+  return out + "\n";
+}
+
+std::string render_junit(const audit_report& r) {
+  const std::string failure =
+      r.passed ? "" : fmt::format("      <failure message=\"{} outputs beyond tolerance\">{}</failure>\n",
+                                  r.outputs_beyond_tolerance,
+                                  xml_escape(render_markdown(r)));
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"ropecheck\" tests=\"1\" failures=\"{0}\" errors=\"0\">\n"
+      "  <testsuite name=\"ropecheck.audit\" tests=\"1\" failures=\"{0}\" errors=\"0\" skipped=\"0\">\n"
+      "    <testcase classname=\"ropecheck.audit\" name=\"{1}\">\n{2}    </testcase>\n"
+      "  </testsuite>\n</testsuites>\n",
+      r.passed ? 0 : 1, xml_escape(r.y), failure);
+}
+
+std::string render_html(const audit_report& r) {
+  std::string findings;
+  for (const auto& f : r.diagnosis)
+    findings += fmt::format("<li><code>{}</code>: {}</li>\n", xml_escape(f.code), xml_escape(f.message));
+  if (findings.empty()) findings = "<li>none: the output is within tolerance</li>\n";
+  std::string rows;
+  for (const auto& b : r.by_position)
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", xml_escape(b.label), b.outputs, units(b.max_units));
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropecheck audit: {0}</title>\n"
+      "<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}"
+      "td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}.fail{{color:#b00}}.pass{{color:#070}}"
+      "</style></head>\n<body>\n<h1>ropecheck audit: <span class=\"{0}\">{0}</span></h1>\n"
+      "<p><code>{1}</code> ({2}) against the 256-bit reference; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
+      "<p>Max pair error {4} × 2<sup>-24</sup> ({5:.3e}); {6} of {7} outputs beyond tolerance; "
+      "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n"
+      "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n"
+      "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n"
+      "</body></html>\n",
+      verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), units(r.tolerance_units),
+      units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
+      r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
+      error_versus_position_svg(r), heatmap_svg(r), rows);
+}
+
+void write_report_files(const audit_report& report, const report_paths& paths) {
+  detail::write_rendering(paths.json, to_json(report).dump(2) + "\n");
+  detail::write_rendering(paths.markdown, render_markdown(report));
+  detail::write_rendering(paths.html, render_html(report));
+  detail::write_rendering(paths.junit, render_junit(report));
+}
+
+}  // namespace ropecheck::reports

@@ -1,0 +1,71 @@
+// audit_report: the model of what `ropecheck audit` measured on a third-party RoPE output, and
+// its renderings (terminal, Markdown, JSON, JUnit XML, HTML with inline SVG plots). The JSON
+// schema is documented in docs/report-schema.md; `ropecheck report` reads it back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "reports/gate_report.h"
+
+namespace ropecheck::reports {
+
+struct worst_element {
+  std::int64_t batch = 0, token = 0, head = 0, dim = 0, position = 0;
+  double value = 0;     // what the audited output holds
+  double expected = 0;  // the reference (double tier)
+};
+
+// Errors in one position bucket ([2^k, 2^(k+1)) of |position|, or exactly 0) or frequency.
+struct error_bucket {
+  std::string label;             // "0", "[1, 2)", "[1024, 2048)", or the frequency index
+  std::int64_t first = 0;        // smallest position (or frequency index) in the bucket
+  std::int64_t last = 0;         // largest
+  std::int64_t outputs = 0;      // outputs measured
+  double max_units = 0;          // worst norm-relative pair error, units of 2^-24
+};
+
+struct finding {
+  std::string code;     // stable: angle_precision, wrong_pairing, position_offset, ...
+  std::string message;  // one sentence with the supporting figures
+};
+
+struct audit_report {
+  std::string tool_version;
+  std::string spec, x, positions, y;  // input files
+  std::string dtype;                  // the judged output dtype
+  bool passed = true;
+  double tolerance_units = 0;         // allowed error, units of 2^-24 × pair norm (+ the output's
+                                      // half-spacing for 16-bit dtypes)
+  std::int64_t outputs = 0;           // rotated outputs measured
+  std::int64_t outputs_beyond_tolerance = 0;
+  double max_abs_error = 0;
+  double max_rel_pair_error = 0;      // max |y − y_exact| / ‖(x_a, x_b)‖
+  double max_rel_pair_error_units = 0;        // … in units of 2^-24
+  double max_rel_pair_error_dtype_units = 0;  // … in units of the dtype's unit roundoff
+  double ulp_max = 0, ulp_mean = 0;   // over outputs that do not cancel
+  std::int64_t ulp_outputs = 0;
+  std::int64_t passthrough_checked = 0, passthrough_modified = 0;
+  std::int64_t non_finite = 0;
+  worst_element worst;
+  std::vector<error_bucket> by_position;
+  std::vector<error_bucket> by_frequency;
+  // max_units[frequency index][position bucket], the buckets of by_position (heatmap).
+  std::vector<std::vector<double>> by_frequency_and_position;
+  std::vector<finding> diagnosis;
+};
+
+nlohmann::json to_json(const audit_report& report);
+audit_report audit_report_from_json(const nlohmann::json& j);  // std::invalid_argument
+
+std::string render_terminal(const audit_report& report);
+std::string render_markdown(const audit_report& report);
+std::string render_junit(const audit_report& report);
+std::string render_html(const audit_report& report);
+
+void write_report_files(const audit_report& report, const report_paths& paths);
+
+}  // namespace ropecheck::reports
