@@ -78,6 +78,7 @@ class auditor {
     r.positions = in_.positions_file;
     r.y = in_.y_file;
     const reference::double_tier tier(in_.spec, in_.positions);
+    attention_ = tier.attention_factor();
     const int pairs = rotary_ / 2;
     std::vector<reports::error_bucket> buckets(65);
     for (int k = 0; k < 65; ++k) buckets[k].label = bucket_label(k);
@@ -122,7 +123,8 @@ class auditor {
             const double err = std::fabs(stored - ref[c]);
             const double rel = norm > 0 ? err / norm : (err > 0 ? INFINITY : 0);
             const double units = rel / unit;
-            if (err > rule_.allowed(norm, m, theta_[j], stored)) ++r.outputs_beyond_tolerance;
+            // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
+            if (err > rule_.allowed(attention_ * norm, m, theta_[j], stored)) ++r.outputs_beyond_tolerance;
             r.max_abs_error = std::max(r.max_abs_error, err);
             if (units > r.max_rel_pair_error_units || r.outputs == 1) {
               r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
@@ -209,7 +211,7 @@ class auditor {
           for (const int c : {a, b}) {
             const double err = std::fabs(v.y[c] - ref[c]);
             ++total;
-            if (err <= rule_.allowed(norm, in_.positions[row], theta_[j], v.y[c])) ++within;
+            if (err <= rule_.allowed(attention_ * norm, in_.positions[row], theta_[j], v.y[c])) ++within;
             if (norm > 0) worst = std::max(worst, err / norm / unit);
           }
         }
@@ -266,9 +268,9 @@ class auditor {
         break;
       }
     }
-    const bool all_at_zero = std::any_of(sampled_positions.begin(), sampled_positions.end(),
+    const bool any_rotated = std::any_of(sampled_positions.begin(), sampled_positions.end(),
                                          [](std::int64_t m) { return m != 0; });
-    if (all_at_zero) {
+    if (any_rotated) {
       const auto e = explain(rows, [&](const std::vector<double>& x, std::int64_t, std::vector<double>& ref) {
         shifted_tier.rotate(x, 0, ref);
       });
@@ -371,6 +373,7 @@ class auditor {
   std::int64_t rows_;
   tolerance_rule rule_;
   std::vector<double> theta_;
+  double attention_ = 1;  // the spec's attention factor A (1 unless scaled)
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 // inv_freq in float32, angle = float(m)·inv_freq in float32, cosf/sinf, rotation in float32.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -184,6 +185,48 @@ TEST_F(Audit, NonFiniteAndPassThroughAreFindingsNotCrashes) {
   EXPECT_TRUE(diagnosed(report, "passthrough_modified")) << report["diagnosis"].dump();
   EXPECT_TRUE(diagnosed(report, "non_finite")) << report["diagnosis"].dump();
   EXPECT_EQ(report["passthrough"]["modified"], 1);
+}
+
+// Qwen2.5-7B's documented YaRN (factor 4 over 32768, base 1e6), written here from the Hugging
+// Face formula on its own: corr(r) = d·ln(L0/(2πr))/(2 ln b), a linear ramp between
+// floor(corr(32)) and ceil(corr(1)), θ' = (θ/s)(1 − e) + θ·e with e = 1 − ramp, A = 0.1·ln s + 1.
+struct yarn_generator {
+  static constexpr long double base = 1e6L, s = 4, original = 32768;
+  long double theta(int j) const {
+    const long double d = head_dim, pi = 3.141592653589793238462643383279502884L;
+    const auto corr = [&](long double r) { return d * std::log(original / (2 * pi * r)) / (2 * std::log(base)); };
+    const long double low = std::max<long double>(std::floor(corr(32)), 0);
+    long double high = std::min<long double>(std::ceil(corr(1)), d - 1);
+    if (high == low) high += 0.001L;
+    const long double ramp = std::clamp((j - low) / (high - low), 0.0L, 1.0L);
+    const long double extrapolation = 1 - ramp, plain = std::pow(base, -2.0L * j / d);
+    return plain / s * (1 - extrapolation) + plain * extrapolation;
+  }
+  long double attention() const { return 0.1L * std::log(s) + 1; }
+};
+
+TEST_F(Audit, ScaledYarnDumpAuditsAndAMissingOrDoubledFactorIsNamed) {
+  write_text("spec.json", R"({"head_dim": 128, "rope_theta": 1000000.0, "rope_scaling":
+      {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})");
+  const yarn_generator yarn;
+  for (const long double factor_power : {1.0L, 0.0L, 2.0L}) {
+    const long double a = std::pow(yarn.attention(), factor_power);
+    const auto y = rotated([&](std::int64_t m, int j, const double* xa, const double* xb, double* ya, double* yb) {
+      const long double phi = static_cast<long double>(m) * yarn.theta(j);
+      *ya = static_cast<double>(a * (*xa * std::cos(phi) - *xb * std::sin(phi)));
+      *yb = static_cast<double>(a * (*xb * std::cos(phi) + *xa * std::sin(phi)));
+    });
+    const bool correct = factor_power == 1.0L;
+    const auto report = audit(y, dtype::float64, "", correct ? 0 : 1);
+    if (correct) {
+      // A double-precision generator: far inside the float-level tolerance.
+      EXPECT_LT(report["max_rel_pair_error_units"].get<double>(), 0.01) << report.dump();
+    } else {
+      EXPECT_TRUE(diagnosed(report, "magnitude_scale")) << report["diagnosis"].dump();
+      const std::string expected_factor = factor_power == 0 ? "0.87" : "1.13";  // 1/A or A
+      EXPECT_NE(report["diagnosis"].dump().find(expected_factor), std::string::npos) << report["diagnosis"].dump();
+    }
+  }
 }
 
 TEST_F(Audit, BadInputIsExitTwo) {

@@ -1,7 +1,10 @@
 // ropecheck gate [--kernel NAME]... [--profile quick|deep] [--seed N] [--baseline OLD.json]
-//                [--kernel-lib PATH.so] [REPORT FLAGS]
+//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [REPORT FLAGS]
 // Runs the property suite (properties/kernel_properties.h, the code the ctest suite runs) and
 // the fixtures (seed 000, golden vectors) on the named built-in kernels, default all of them.
+// --mutants also runs the same checks (plus the dynamic-NTK fixture) on every deliberately
+// wrong kernel of mutants/ and passes only if every correct kernel passes and every mutant is
+// killed; --mutant NAME picks mutants (and gates built-ins only if --kernel names them).
 // Exit 0 pass, 1 gate failed, 2 bad input or usage.
 #include <fmt/format.h>
 
@@ -17,6 +20,7 @@
 #include "cli/report_flags.h"
 #include "fast/kernels.h"
 #include "fixtures/kernel_fixtures.h"
+#include "mutants/mutant_registry.h"
 #include "properties/error_bounds.h"
 #include "properties/kernel_properties.h"
 #include "reports/audit_report.h"
@@ -34,13 +38,17 @@ struct gate_options {
   std::string profile = "quick";
   std::uint64_t seed = properties::default_seed;
   std::string baseline;
+  bool mutants = false;
+  std::vector<std::string> mutant_names;
   reports::report_paths paths;
 };
 
-reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const gate_options& o) {
+reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const gate_options& o,
+                                       bool mutant = false) {
   const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
-  const std::string replay = fmt::format("ropecheck gate --kernel {} --profile {} --seed {}",
-                                         kernel.name, o.profile, o.seed);
+  const std::string replay =
+      fmt::format("ropecheck gate {} {} --profile {} --seed {}", mutant ? "--mutant" : "--kernel",
+                  kernel.name, o.profile, o.seed);
   const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay);
   reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}};
   for (const auto& r : result.properties) {
@@ -85,6 +93,38 @@ std::vector<reports::fixture_outcome> baseline_regressions(const reports::gate_r
   return out;
 }
 
+// A fixture name without its "/<kernel>" segment, e.g. "golden/llama31-8b-llama3/float32 (…)".
+std::string without_kernel(const std::string& fixture, std::string_view kernel) {
+  const std::string segment = "/" + std::string(kernel);
+  const auto at = fixture.find(segment + "/");
+  return at == std::string::npos ? fixture : fixture.substr(0, at) + fixture.substr(at + segment.size());
+}
+
+reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options& o,
+                                   const fixtures::output_bound_fn& bound) {
+  reports::mutant_outcome outcome{std::string(m.kernel.name), std::string(m.imitates), false, {}, {}};
+  fmt::print(stderr, "gate: mutant {} — properties ({} profile)\n", m.kernel.name, o.profile);
+  const auto properties = run_properties(m.kernel, o, true);
+  for (const auto& p : properties.properties) {
+    if (p.passed) continue;
+    outcome.killed_by.push_back(p.name);
+    outcome.counterexamples.push_back(p.counterexample);
+  }
+  fmt::print(stderr, "gate: mutant {} — fixtures\n", m.kernel.name);
+  const fixtures::frequencies_fn frequencies = [&m](const rope_spec& spec, std::int64_t length) {
+    return mutants::mutant_frequencies(m, spec, length);
+  };
+  auto fixtures = fixtures::check_kernel_fixtures(m.kernel, bound, frequencies);
+  fixtures.push_back(fixtures::check_dynamic_scaling_fixture(m.kernel, bound, frequencies));
+  for (const auto& f : fixtures) {
+    if (f.passed) continue;
+    outcome.killed_by.push_back(without_kernel(f.name, m.kernel.name));
+    outcome.counterexamples.push_back(f.detail);
+  }
+  outcome.killed = !outcome.killed_by.empty();
+  return outcome;
+}
+
 int run_gate(const gate_options& o) {
   // Candidates: the kernels of --kernel-lib libraries if any are given, else the built-ins.
   std::vector<abi::kernel_library> libraries;
@@ -103,7 +143,17 @@ int run_gate(const gate_options& o) {
           "--kernel: unknown kernel '{}' (see `ropecheck kernels`, or the --kernel-lib library)", name));
     kernels.push_back(*it);
   }
-  if (o.kernels.empty()) kernels = candidates;
+  // --mutant NAME alone gates just those mutants (the replay of one kill).
+  if (o.kernels.empty() && o.mutant_names.empty()) kernels = candidates;
+  std::vector<const mutants::mutant*> mutant_list;
+  for (const auto& name : o.mutant_names) {
+    const auto* m = mutants::find_mutant(name);
+    if (m == nullptr)
+      throw std::invalid_argument(fmt::format("--mutant: unknown mutant '{}'", name));
+    mutant_list.push_back(m);
+  }
+  if (o.mutants && o.mutant_names.empty())
+    for (const auto& m : mutants::mutant_registry()) mutant_list.push_back(&m);
   // Read the baseline first: a bad one is exit 2 before minutes of work.
   const auto baseline =
       o.baseline.empty() ? std::optional<reports::gate_report>() : read_baseline(o.baseline);
@@ -119,12 +169,21 @@ int run_gate(const gate_options& o) {
     fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);
     auto outcome = run_properties(*kernel, o);
     fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
-    for (auto& f : fixtures::check_kernel_fixtures(*kernel, bound)) {
+    auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound);
+    // With mutants, the correct kernels also face the mutants' extra fixture.
+    if (!mutant_list.empty())
+      kernel_fixtures.push_back(fixtures::check_dynamic_scaling_fixture(*kernel, bound));
+    for (auto& f : kernel_fixtures) {
       outcome.passed = outcome.passed && f.passed;
       report.fixtures.push_back(std::move(f));
     }
     report.passed = report.passed && outcome.passed;
     report.kernels.push_back(std::move(outcome));
+  }
+  for (const auto* m : mutant_list) {
+    auto outcome = run_mutant(*m, o, bound);
+    report.passed = report.passed && outcome.killed;
+    report.mutants.push_back(std::move(outcome));
   }
   if (baseline) {
     for (auto& r : baseline_regressions(report, *baseline, o.baseline)) {
@@ -153,6 +212,10 @@ void add_gate_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--seed", o->seed, "RapidCheck seed")->capture_default_str();
   cmd->add_option("--baseline", o->baseline,
                   "saved gate JSON; fail if any worst/bound grew by more than 10%");
+  cmd->add_flag("--mutants", o->mutants,
+                "also gate every deliberately wrong kernel (mutants/); pass only if all are killed");
+  cmd->add_option("--mutant", o->mutant_names,
+                  "gate this mutant (repeatable; built-ins only if --kernel names them)");
   add_report_flags(*cmd, o->paths);
   cmd->callback([o, &exit_status] { exit_status = run_gate(*o); });
 }

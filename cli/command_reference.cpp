@@ -4,6 +4,8 @@
 // the result rounded once to the output dtype.
 #include <mpfr.h>
 
+#include <algorithm>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/rope_inputs.h"
@@ -26,7 +28,11 @@ int run_reference(const reference_options& options) {
   using reference::mp_real;
   const rope_inputs in = read_rope_inputs(options.inputs);
   require_finite(in.x, options.inputs.x);
-  const auto params = reference::params_from_spec<mp_real>(in.spec);
+  // Length-dependent scalings (dynamic NTK, LongRoPE) see max position + 1 unless the spec
+  // gives a sequence_length, as the double tier and the kernels do.
+  std::int64_t length = 0;
+  for (std::int64_t m : in.positions) length = std::max(length, m + 1);
+  const auto params = reference::params_from_spec<mp_real>(in.spec, length);
   const auto form = options.form == "complex"  ? &reference::rope_complex<mp_real>
                     : options.form == "matrix" ? &reference::rope_matrix<mp_real>
                                                : &reference::rope_elementwise<mp_real>;

@@ -1,4 +1,5 @@
-# ropecheck_add_test(NAME SOURCES a.cpp ... [LIBS ...] [LABELS ...] [RAPIDCHECK])
+# ropecheck_add_test(NAME SOURCES a.cpp ... [LIBS ...] [LABELS ...] [RAPIDCHECK]
+#                    [DEFINITIONS NAME=value ...] [DEPENDS target ...])
 # The one way tests are registered: a GoogleTest executable, discovered test by test.
 include_guard(GLOBAL)
 include(GoogleTest)
@@ -7,7 +8,7 @@ function(ropecheck_add_test name)
   if(NOT ROPECHECK_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "RAPIDCHECK" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "RAPIDCHECK" "" "SOURCES;LIBS;LABELS;DEFINITIONS;DEPENDS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main
                         ropecheck::warnings)
@@ -17,7 +18,11 @@ function(ropecheck_add_test name)
   endif()
   target_compile_definitions(${name} PRIVATE
     ROPECHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    ROPECHECK_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+    ROPECHECK_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    ${ARG_DEFINITIONS})
+  if(ARG_DEPENDS)
+    add_dependencies(${name} ${ARG_DEPENDS})
+  endif()
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}"

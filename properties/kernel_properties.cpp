@@ -111,6 +111,8 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   property_result result =
       run_testable(id, std::string(property), body, definition->quick_cases, settings, seen);
   result.dtype = std::string(to_string(storage));
+  if (!result.passed)
+    result.counterexample = "Property: " + std::string(definition->statement) + "\n" + result.counterexample;
   result.worst_over_bound = definition->measures_error ? seen.worst_over_bound : 0.0;
   result.detail = describe(*definition, storage, seen);
   return result;

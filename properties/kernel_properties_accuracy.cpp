@@ -88,7 +88,10 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
           const double error = error_of(y, e);
           const double bound = bounds::output_bound(storage, r, m, theta[static_cast<std::size_t>(j)], y) +
                                bounds::oracle_output_bound(r);
-          const std::string where = describe_location(c, t, h, j);
+          auto where = [&] {
+            return describe_location(c, t, h, j) + " ‖pair‖=" + show_number(r) + " error=" +
+                   std::to_string(error / (bounds::float32_unit_roundoff * r)) + "·2^-24·‖pair‖";
+          };
           seen.record(error / bound, where);
           if (r >= meaningful_norm) {
             seen.worst_over_target = std::max(
@@ -101,7 +104,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
                   std::max(seen.worst_noncancelling_ulps, ulp_distance(y, e, storage));
           }
           if (!(error <= bound)) {
-            RC_FAIL(failure_message("within_bound_of_reference", where,
+            RC_FAIL(failure_message("within_bound_of_reference", where(),
                                     "y[" + std::to_string(k) + "]", y, e, error, bound, r));
           }
         }
@@ -133,10 +136,10 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
         const double error = error_of(norm, r);
         const double bound =
             bounds::pair_bound(storage, r, m, theta[static_cast<std::size_t>(j)], ya, yb);
-        const std::string where = describe_location(c, t, h, j);
+        auto where = [&] { return describe_location(c, t, h, j) + " ‖pair‖=" + show_number(r); };
         seen.record(error / bound, where);
         if (!(error <= bound))
-          RC_FAIL(failure_message("norm_preserved", where, "‖(y_a, y_b)‖", norm, r, error, bound, r));
+          RC_FAIL(failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm, r, error, bound, r));
       }
     }
   }
@@ -253,15 +256,18 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
         const auto after = score(c, theta, q_shifted, qt, qh, k_shifted, kt, kh);
         const double difference = error_of(after.score, before.score);
         const double bound = before.bound + after.bound;
-        std::ostringstream where;
-        where << to_string(storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
-              << "/" << c.shape.rotary_dim << " base=" << c.shape.base << " m="
-              << c.positions[static_cast<std::size_t>(qt)]
-              << " n=" << key_positions[static_cast<std::size_t>(kt)] << " s=" << shift;
-        if (bound > 0) seen.record(difference / bound, where.str());
+        auto where = [&] {
+          std::ostringstream os;
+          os << to_string(storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
+             << "/" << c.shape.rotary_dim << " base=" << c.shape.base << " m="
+             << c.positions[static_cast<std::size_t>(qt)]
+             << " n=" << key_positions[static_cast<std::size_t>(kt)] << " s=" << shift;
+          return os.str();
+        };
+        if (bound > 0) seen.record(difference / bound, where);
         if (!(difference <= bound)) {
           std::ostringstream os;
-          os << "relative_offset_invariance violated at " << where.str() << " heads " << qh << "/"
+          os << "relative_offset_invariance violated at " << where() << " heads " << qh << "/"
              << kh << ": ⟨f(q,m), f(k,n)⟩ = " << show_number(before.score)
              << ", ⟨f(q,m+s), f(k,n+s)⟩ = " << show_number(after.score) << ", difference "
              << show_number(difference) << " > derived bound " << show_number(bound);
@@ -308,10 +314,10 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
           const double error = error_of(restored, original);
           const double bound = bounds::round_trip_bound(
               forward_bound, bounds::output_bound(storage, std::hypot(ya, yb), m, th, restored));
-          const std::string where = describe_location(c, t, h, j);
+          auto where = [&] { return describe_location(c, t, h, j); };
           seen.record(error / bound, where);
           if (!(error <= bound)) {
-            RC_FAIL(failure_message("inverse_round_trip", where, "x̂[" + std::to_string(k) + "]",
+            RC_FAIL(failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(k) + "]",
                                     restored, original, error, bound, std::hypot(xa, xb)));
           }
         }
@@ -362,10 +368,10 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
           if (difference != 0) seen.all_bit_identical = false;
           const double bound = bounds::agreement_bound(bounds::output_bound(storage, r, m, th, a),
                                                        bounds::output_bound(storage, r, m, th, b));
-          const std::string where = describe_location(c, t, h, j) + " vs " + std::string(other.name);
+          auto where = [&] { return describe_location(c, t, h, j) + " vs " + std::string(other.name); };
           seen.record(difference / bound, where);
           if (!(difference <= bound)) {
-            RC_FAIL(failure_message("strategies_agree", where,
+            RC_FAIL(failure_message("strategies_agree", where(),
                                     std::string(kernel.name) + " y[" + std::to_string(k) + "]", a,
                                     b, difference, bound, r));
           }

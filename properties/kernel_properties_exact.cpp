@@ -171,7 +171,8 @@ void q_and_k_together_equal_separate(const fast::kernel_info& kernel, dtype stor
 
 // --------------------------------------------------------------------------------------------
 // layout_invariant: padded token/head strides, rows off vector alignment, int32 positions and
-// the tokens split over several calls give the packed single call's bits; padding is untouched.
+// the tokens split over several calls give the packed single call's bits; padding and inputs
+// are untouched.
 
 struct strided_layout {
   std::int64_t head_padding = 0;
@@ -247,10 +248,15 @@ void layout_invariant(const fast::kernel_info& kernel, dtype storage, const run_
     whole.positions = positions32.data();
     whole.position_type = dtype::int32;
   }
+  const element_buffer q_input_before = qs.input.clone();
+  const element_buffer k_input_before = ks.input.clone();
   for (std::size_t s = 0; s < l.split_points.size(); ++s) {
     const std::int64_t end = s + 1 < l.split_points.size() ? l.split_points[s + 1] : c.tokens();
     apply_or_fail(kernel, fast::slice_tokens(whole, l.split_points[s], end), angles);
   }
+  // Out of place, the inputs are read only.
+  if (!qs.input.same_bytes(q_input_before) || !ks.input.same_bytes(k_input_before))
+    RC_FAIL("layout_invariant violated: an out-of-place call wrote to its input");
 
   const std::size_t element = size_of(storage);
   for (auto [packed, strided, name] : {std::tuple{&q, &qs, "Q"}, std::tuple{&k, &ks, "K"}}) {

@@ -43,8 +43,12 @@ class progress_listener : public rc::detail::TestListener {
     if (now - last_ < (reported_ ? std::chrono::seconds(60) : std::chrono::seconds(10))) return;
     last_ = now;
     reported_ = true;
-    std::fprintf(stderr, "[ progress ] %s: %lld cases, worst/bound so far %.4g\n", id_.c_str(),
-                 static_cast<long long>(cases_), seen_.worst_over_bound);
+    std::fprintf(stderr,
+                 "[ progress ] %s: %lld cases, worst/bound so far %.4g at %s; worst/documented "
+                 "target %.4g\n",
+                 id_.c_str(), static_cast<long long>(cases_), seen_.worst_over_bound,
+                 seen_.worst_case.empty() ? "-" : seen_.worst_case.c_str(),
+                 seen_.worst_over_target);
   }
   void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}

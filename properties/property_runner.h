@@ -26,10 +26,12 @@ struct observation {
   double worst_pair_error = 0;   // max |y − y_exact| / ‖(x_a, x_b)‖ (numeric/pair_error.h)
   double worst_noncancelling_ulps = 0;  // max ulp distance where |y_exact| ≥ ‖(x_a, x_b)‖/2
   bool all_bit_identical = true;  // agreement properties: every compared output had equal bits
-  void record(double ratio, const std::string& where) {
+  // `where` is only called for a new worst (describing a location costs more than checking it).
+  template <class Describe>
+  void record(double ratio, Describe&& where) {
     if (ratio > worst_over_bound) {
       worst_over_bound = ratio;
-      worst_case = where;
+      worst_case = where();
     }
   }
 };

@@ -67,7 +67,7 @@ inline mp_real distance(std::span<const mp_real> a, std::span<const mp_real> b, 
 inline void require_close(const mp_real& relative_distance, observation& seen,
                           const std::string& what) {
   const double ratio = mp_real(relative_distance / tolerance()).convert_to<double>();
-  seen.record(ratio, what);
+  seen.record(ratio, [&] { return what; });
   if (!(relative_distance <= tolerance())) {
     RC_FAIL(what + ": relative distance " + relative_distance.str(6) + " > 2^" +
             std::to_string(bounds::reference_tolerance_exponent));

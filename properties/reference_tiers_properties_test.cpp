@@ -57,7 +57,9 @@ TEST(tier_properties, double_tier_within_documented_bound) {
               for (int k : {a, b}) {
                 const double error = mp_real(abs(mp_real(y[k]) - exact[k]) / r).convert_to<double>();
                 const double ratio = error / reference::double_tier_pair_error_bound;
-                seen.record(ratio, "m=" + std::to_string(positions[t]) + " j=" + std::to_string(j));
+                seen.record(ratio, [&] {
+                  return "m=" + std::to_string(positions[t]) + " j=" + std::to_string(j);
+                });
                 if (!(ratio <= 1))
                   RC_FAIL("double tier: |y - y_exact|/‖pair‖ = " + std::to_string(error) +
                           " > 3·2^-53 at m=" + std::to_string(positions[t]) + " j=" + std::to_string(j));
@@ -129,8 +131,10 @@ TEST(tier_properties, long_term_decay) {
                     " exceeds A(0) = " + std::to_string(at_zero));
           far += a / far_count;
         }
-        seen.record(far / near, "d=" + std::to_string(d) + " base=" + std::to_string(base) +
-                                    " R=" + std::to_string(far_start));
+        seen.record(far / near, [&] {
+          return "d=" + std::to_string(d) + " base=" + std::to_string(base) +
+                 " R=" + std::to_string(far_start);
+        });
         if (!(far < near))
           RC_FAIL("no decay: mean A over r in [0, 16) = " + std::to_string(near) +
                   " <= mean over r = R + 7i, i < 64 = " + std::to_string(far) +
@@ -154,7 +158,7 @@ TEST(tier_properties, fast_inverse_frequencies_nearly_correctly_rounded) {
         for (std::size_t j = 0; j < exact.size(); ++j) {
           const double ulps = ulp_distance(static_cast<long double>(fast_theta[j]),
                                            exact[j].convert_to<long double>(), dtype::float64);
-          seen.record(ulps / bound_ulps, "j=" + std::to_string(j));
+          seen.record(ulps / bound_ulps, [&] { return "j=" + std::to_string(j); });
           if (!(ulps <= bound_ulps))
             RC_FAIL("θ_" + std::to_string(j) + " off by " + std::to_string(ulps) + " ulp");
         }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <stdexcept>
 
 #include "reports/render_support.h"
@@ -42,14 +43,26 @@ json to_json(const gate_report& r) {
                         {"worst_over_bound", f.worst_over_bound},
                         {"detail", f.detail}});
   }
-  return {{"report", "gate"},
-          {"schema_version", 1},
-          {"tool_version", r.tool_version},
-          {"verdict", verdict(r.passed)},
-          {"profile", r.profile},
-          {"seed", r.seed},
-          {"kernels", kernels},
-          {"fixtures", fixtures}};
+  json out = {{"report", "gate"},
+              {"schema_version", 1},
+              {"tool_version", r.tool_version},
+              {"verdict", verdict(r.passed)},
+              {"profile", r.profile},
+              {"seed", r.seed},
+              {"kernels", kernels},
+              {"fixtures", fixtures}};
+  if (!r.mutants.empty()) {
+    json mutants = json::array();
+    for (const auto& m : r.mutants) {
+      mutants.push_back({{"name", m.name},
+                         {"imitates", m.imitates},
+                         {"killed", m.killed},
+                         {"killed_by", m.killed_by},
+                         {"counterexamples", m.counterexamples}});
+    }
+    out["mutants"] = mutants;
+  }
+  return out;
 }
 
 gate_report gate_report_from_json(const json& j) {
@@ -85,8 +98,109 @@ gate_report gate_report_from_json(const json& j) {
                           field<double>(fixtures[i], "worst_over_bound", where),
                           field<std::string>(fixtures[i], "detail", where)});
   }
+  if (j.contains("mutants")) {
+    const auto mutants = field<json>(j, "mutants", "report");
+    if (!mutants.is_array()) throw std::invalid_argument("report: field 'mutants': not an array");
+    for (std::size_t i = 0; i < mutants.size(); ++i) {
+      const std::string where = fmt::format("mutants[{}]", i);
+      mutant_outcome m;
+      m.name = field<std::string>(mutants[i], "name", where);
+      m.imitates = field<std::string>(mutants[i], "imitates", where);
+      m.killed = field<bool>(mutants[i], "killed", where);
+      m.killed_by = field<std::vector<std::string>>(mutants[i], "killed_by", where);
+      m.counterexamples = field<std::vector<std::string>>(mutants[i], "counterexamples", where);
+      if (m.counterexamples.size() != m.killed_by.size())
+        throw std::invalid_argument(fmt::format(
+            "{}: field 'counterexamples': {} entries for {} in killed_by", where,
+            m.counterexamples.size(), m.killed_by.size()));
+      r.mutants.push_back(std::move(m));
+    }
+  }
   return r;
 }
+
+namespace {
+
+// The matrix's column of a killer: "<property>/<dtype>" → property; fixtures by family.
+std::string kill_column(const std::string& killer) {
+  const auto slash = killer.find('/');
+  const std::string head = killer.substr(0, slash);
+  if (head == "golden" && slash != std::string::npos) {
+    const auto next = killer.find('/', slash + 1);
+    return killer.substr(0, next);
+  }
+  return head;
+}
+
+std::vector<std::string> kill_columns(const gate_report& r) {
+  std::vector<std::string> columns;
+  for (const auto& m : r.mutants)
+    for (const auto& k : m.killed_by) {
+      const std::string c = kill_column(k);
+      if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+    }
+  return columns;
+}
+
+std::size_t mutants_killed(const gate_report& r) {
+  std::size_t n = 0;
+  for (const auto& m : r.mutants) n += m.killed ? 1 : 0;
+  return n;
+}
+
+std::string last_line(const std::string& text) {
+  const auto end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return text;
+  const auto start = text.rfind('\n', end);
+  const std::size_t from = start == std::string::npos ? 0 : start + 1;
+  return text.substr(from, end - from + 1);
+}
+
+std::string killers_of(const mutant_outcome& m, const std::string& quote) {
+  std::vector<std::string> columns;
+  for (const auto& k : m.killed_by) {
+    const std::string c = kill_column(k);
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+  }
+  std::string out;
+  for (const auto& c : columns) out += (out.empty() ? "" : ", ") + quote + c + quote;
+  return out.empty() ? "—" : out;
+}
+
+std::string render_mutants_terminal(const gate_report& r) {
+  if (r.mutants.empty()) return {};
+  std::size_t name_width = 6;
+  for (const auto& m : r.mutants) name_width = std::max(name_width, m.name.size());
+  const auto columns = kill_columns(r);
+  std::string out = "\nkill matrix (X: failed on the mutant)\n";
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    out += fmt::format("{:>{}}  [{:>2}] {}\n", "", name_width + 8, c + 1, columns[c]);
+  out += fmt::format("{:<{}}  {:>6} ", "mutant", name_width, "killed");
+  for (std::size_t c = 0; c < columns.size(); ++c) out += fmt::format(" {:>2}", c + 1);
+  out += "\n";
+  for (const auto& m : r.mutants) {
+    out += fmt::format("{:<{}}  {:>6} ", m.name, name_width, m.killed ? "yes" : "NO");
+    for (const auto& column : columns) {
+      bool hit = false;
+      for (const auto& k : m.killed_by) hit = hit || kill_column(k) == column;
+      out += fmt::format(" {:>2}", hit ? "X" : ".");
+    }
+    out += "\n";
+  }
+  out += "\ncounterexamples (the first killer of each mutant, shrunk):\n";
+  for (const auto& m : r.mutants) {
+    out += fmt::format("  {} — imitates: {}\n", m.name, m.imitates);
+    if (m.killed_by.empty()) {
+      out += "    NOT KILLED\n";
+      continue;
+    }
+    out += fmt::format("    {}: {}\n", m.killed_by.front(), last_line(m.counterexamples.front()));
+  }
+  out += fmt::format("\nmutants: {} of {} killed\n", mutants_killed(r), r.mutants.size());
+  return out;
+}
+
+}  // namespace
 
 std::string render_terminal(const gate_report& r) {
   std::size_t kernel_width = 6, property_width = 8, fixture_width = 7;
@@ -119,6 +233,7 @@ std::string render_terminal(const gate_report& r) {
   }
   std::size_t failed_kernels = 0;
   for (const auto& k : r.kernels) failed_kernels += k.passed ? 0 : 1;
+  out += render_mutants_terminal(r);
   out += fmt::format("\ngate: {} ({} kernels, {} failed; {} fixture checks)\n",
                      r.passed ? "PASS" : "FAIL", r.kernels.size(), failed_kernels, r.fixtures.size());
   return out;
@@ -148,11 +263,18 @@ std::string render_markdown(const gate_report& r) {
                          k.name, p.name, p.counterexample, p.replay);
     }
   }
+  if (!r.mutants.empty()) {
+    out += fmt::format("\n#### Mutants: {} of {} killed\n\n| mutant | imitates | killed | killed by |\n|---|---|---|---|\n",
+                       mutants_killed(r), r.mutants.size());
+    for (const auto& m : r.mutants)
+      out += fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.imitates, m.killed ? "✅ yes" : "❌ no",
+                         killers_of(m, "`"));
+  }
   return out;
 }
 
 std::string render_junit(const gate_report& r) {
-  std::size_t tests = r.fixtures.size(), failures = 0;
+  std::size_t tests = r.fixtures.size() + r.mutants.size(), failures = 0;
   for (const auto& k : r.kernels) tests += k.properties.size();
   std::string cases;
   for (const auto& k : r.kernels) {
@@ -180,6 +302,17 @@ std::string render_junit(const gate_report& r) {
     }
     cases += "    </testcase>\n";
   }
+  for (const auto& m : r.mutants) {
+    cases += fmt::format("    <testcase classname=\"ropecheck.mutant\" name=\"{}\">\n",
+                         xml_escape(m.name));
+    cases += fmt::format("      <system-out>killed by {}</system-out>\n", xml_escape(killers_of(m, "")));
+    if (!m.killed) {
+      ++failures;
+      cases += fmt::format("      <failure message=\"{}\">{}</failure>\n",
+                           xml_escape(m.name + " survived"), xml_escape(m.imitates));
+    }
+    cases += "    </testcase>\n";
+  }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<testsuites name=\"ropecheck\" tests=\"{0}\" failures=\"{1}\" errors=\"0\">\n"
@@ -201,6 +334,11 @@ std::string render_html(const gate_report& r) {
     rows += fmt::format("<tr class=\"{}\"><td>fixture</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                         verdict(f.passed), xml_escape(f.name), verdict(f.passed), f.values,
                         ratio(f.worst_over_bound));
+  }
+  for (const auto& m : r.mutants) {
+    rows += fmt::format("<tr class=\"{}\"><td>mutant {}</td><td>{}</td><td>{}</td><td>{}</td><td></td></tr>\n",
+                        verdict(m.killed), xml_escape(m.name), xml_escape(killers_of(m, "")),
+                        m.killed ? "killed" : "survived", m.killed_by.size());
   }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropecheck gate: {0}</title>\n"

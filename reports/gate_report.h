@@ -34,6 +34,15 @@ struct fixture_outcome {
   std::string detail;            // the worst value, or why it failed
 };
 
+// `ropecheck gate --mutants`: one deliberately wrong kernel and what caught it.
+struct mutant_outcome {
+  std::string name;                         // mutant name (mutants/mutant_registry.h)
+  std::string imitates;                     // one line: the real-world failure it imitates
+  bool killed = false;                      // some property or fixture failed on it
+  std::vector<std::string> killed_by;       // "<property>/<dtype>" or "<fixture>" (kernel name dropped)
+  std::vector<std::string> counterexamples; // parallel to killed_by: shrunk counterexample or fixture detail
+};
+
 struct gate_report {
   std::string tool_version;
   std::string profile;           // quick | deep
@@ -41,6 +50,7 @@ struct gate_report {
   bool passed = true;
   std::vector<kernel_outcome> kernels;
   std::vector<fixture_outcome> fixtures;
+  std::vector<mutant_outcome> mutants;  // only with --mutants (absent from the JSON otherwise)
 };
 
 nlohmann::json to_json(const gate_report& report);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything ropecheck builds with, from Debian 12 packages. Idempotent, non-interactive.
+# --fuzz also installs clang and its libFuzzer runtime (the `fuzz` preset).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -7,6 +8,7 @@ packages=(
   libboost-dev libmpfr-dev libgmp-dev libmpc-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libhwy-dev libsleef-dev
 )
+if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,440 @@
+// The mutants: one scalar kernel written from the RoPE definition (cos/sin of m·θ_j from the
+// double angle with its FMA remainder, as properties/mutant_kernels_test.cpp does; rotation as
+// fast/rotation.h's FMA operation list), with one defect selected by the kernel's context.
+// Every mutant validates calls exactly as fast/kernels.cpp does, so a kill is the defect's.
+// No mutant reads or writes outside the call's tensors or the prepared angles, whatever the
+// defect (wraparound by explicit modulo, pass-through reads within the row).
+#include "mutants/mutant_registry.h"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fast/call_checks.h"
+#include "numeric/half.h"
+
+namespace ropecheck::mutants {
+namespace {
+
+enum class defect {
+  none,
+  float32_angles,
+  bfloat16_inverse_frequencies,
+  float16_positions,
+  bfloat16_positions,
+  bfloat16_cos_sin_cache,
+  small_range_sincos,
+  pairing_swapped,
+  sin_sign_flipped,
+  sin_cos_swapped,
+  position_plus_one,
+  position_offset_ignored,
+  cache_wraps_at_4096,
+  cache_wrong_past_65536,
+  rotate_half_over_head_dim,
+  pass_through_not_copied,
+  base_ignored,
+  exponent_over_d_minus_2,
+  exponent_i_over_d,
+  simd_tail_dropped,
+  head_stride_ignored,
+  truncating_output,
+  attention_factor_twice,
+  attention_factor_dropped,
+  key_not_rotated,
+  backward_rotates_forward,
+};
+
+struct mutant_context {
+  defect d;
+  fast::angle_strategy strategy;
+  std::span<const dtype> dtypes;
+};
+
+constexpr std::int64_t short_cache_rows = 4096;        // cache_wraps_at_4096
+constexpr std::int64_t validated_cache_rows = 65536;   // cache_wrong_past_65536
+constexpr double validated_sincos_range = 4096;        // small_range_sincos, radians
+constexpr std::int64_t vector_pairs = 16;              // simd_tail_dropped: AVX-512 float lanes
+constexpr double two_pi = 6.283185307179586476925286766559;
+
+float round_to_bfloat16(float v) { return bfloat16_bits_to_float(float_to_bfloat16_bits(v)); }
+
+float load(dtype t, const std::byte* p) {
+  if (t == dtype::float32) {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  std::uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  return t == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
+}
+
+// Round to nearest even, or (truncate) toward zero: one step back when rounding went up.
+void store(dtype t, std::byte* p, float v, bool truncate) {
+  if (t == dtype::float32) {
+    std::memcpy(p, &v, 4);
+    return;
+  }
+  const bool half = t == dtype::float16;
+  std::uint16_t bits = half ? float_to_float16_bits(v) : float_to_bfloat16_bits(v);
+  if (truncate && std::isfinite(v)) {
+    const float rounded = half ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
+    if (std::fabs(rounded) > std::fabs(v)) bits = static_cast<std::uint16_t>(bits - 1);
+  }
+  std::memcpy(p, &bits, 2);
+}
+
+std::int64_t position_at(const fast::rope_call& call, std::int64_t token) {
+  return call.position_type == dtype::int32
+             ? static_cast<const std::int32_t*>(call.positions)[token]
+             : static_cast<const std::int64_t*>(call.positions)[token];
+}
+
+bool supports(const mutant_context& m, dtype t) {
+  for (dtype d : m.dtypes)
+    if (d == t) return true;
+  return false;
+}
+
+fast::status invalid(std::string message) {
+  return fast::status::error(fast::status_code::invalid_argument, std::move(message));
+}
+
+// The checks of fast/kernels.cpp, in the same order and with the same status codes.
+fast::status validate(const mutant_context& m, const fast::rope_call& call,
+                      const fast::rope_angles& angles) {
+  if (!supports(m, call.storage))
+    return fast::status::error(fast::status_code::unsupported, "mutant: unsupported dtype");
+  if (angles.strategy() != m.strategy) return invalid("mutant: angles of the wrong strategy");
+  if (fast::status s = fast::detail::check_call(call); !s.ok()) return s;
+  if (call.rotary_dim / 2 != angles.pairs()) return invalid("mutant: rotary_dim/2 != pairs");
+  const bool cached = angles.strategy() == fast::angle_strategy::cache;
+  const std::int64_t lo = cached ? 0 : -fast::on_the_fly_position_limit;
+  const std::int64_t hi = cached ? angles.max_position() - 1 : fast::on_the_fly_position_limit;
+  for (std::int64_t i = 0; i < call.tokens; ++i) {
+    const std::int64_t p = position_at(call, i);
+    if (p < lo || p > hi)
+      return fast::status::error(fast::status_code::out_of_range,
+                                 "mutant: positions[" + std::to_string(i) + "] out of range");
+  }
+  return fast::status::success();
+}
+
+// cos and sin of hi + lo (the exact m·θ as a double plus its FMA remainder), scaled by a.
+void exact_cos_sin(double hi, double lo, double a, float& c, float& s) {
+  c = static_cast<float>(a * (std::cos(hi) - lo * std::sin(hi)));
+  s = static_cast<float>(a * (std::sin(hi) + lo * std::cos(hi)));
+}
+
+// The float32 recipe: float(m)·float(θ), then float cos/sin.
+void float32_cos_sin(double m, double theta, double a, float& c, float& s) {
+  const float phi = static_cast<float>(m) * static_cast<float>(theta);
+  c = static_cast<float>(a) * std::cos(phi);
+  s = static_cast<float>(a) * std::sin(phi);
+}
+
+// One token's A·cos, A·sin per pair (cos in [0, pairs), sin in [pairs, 2·pairs)).
+void cos_sin_row(defect d, const fast::rope_call& call, const fast::rope_angles& angles,
+                 std::int64_t token, std::vector<float>& row) {
+  const std::int64_t pairs = angles.pairs();
+  const std::int64_t m = position_at(call, token);
+  const auto& f = angles.frequencies();
+  double a = f.attention_factor;
+  if (d == defect::attention_factor_twice) a *= f.attention_factor;
+  if (d == defect::attention_factor_dropped) a = 1;
+  if (angles.strategy() == fast::angle_strategy::cache) {
+    const std::int64_t r = d == defect::cache_wraps_at_4096 ? m % short_cache_rows : m;
+    const float* cached = angles.cached_row(r);
+    for (std::int64_t j = 0; j < pairs; ++j) {
+      float c = cached[j], s = cached[pairs + j];
+      if (d == defect::bfloat16_cos_sin_cache) {
+        c = round_to_bfloat16(c);
+        s = round_to_bfloat16(s);
+      }
+      if (d == defect::cache_wrong_past_65536 && m > validated_cache_rows)
+        float32_cos_sin(static_cast<double>(m), f.inverse_frequencies[static_cast<std::size_t>(j)],
+                        f.attention_factor, c, s);
+      row[static_cast<std::size_t>(j)] = c;
+      row[static_cast<std::size_t>(pairs + j)] = s;
+    }
+    return;
+  }
+  double position = static_cast<double>(m);
+  if (d == defect::float16_positions)
+    position = float16_bits_to_float(float_to_float16_bits(static_cast<float>(m)));  // inf past 65504
+  if (d == defect::bfloat16_positions) position = round_to_bfloat16(static_cast<float>(m));
+  if (d == defect::position_plus_one) position += 1;
+  if (d == defect::position_offset_ignored) position = 0;  // as if first in the sequence
+  for (std::int64_t j = 0; j < pairs; ++j) {
+    double theta = f.inverse_frequencies[static_cast<std::size_t>(j)];
+    if (d == defect::bfloat16_inverse_frequencies) theta = round_to_bfloat16(static_cast<float>(theta));
+    if (d == defect::base_ignored)
+      theta = std::pow(1e4, -2.0 * static_cast<double>(j) / static_cast<double>(call.rotary_dim));
+    if (d == defect::exponent_over_d_minus_2 && call.rotary_dim > 2)
+      theta = std::pow(theta, static_cast<double>(call.rotary_dim) /
+                                  static_cast<double>(call.rotary_dim - 2));
+    if (d == defect::exponent_i_over_d) theta = std::sqrt(theta);
+    float c = 0, s = 0;
+    if (d == defect::float32_angles) {
+      float32_cos_sin(position, theta, a, c, s);
+    } else {
+      double hi = position * theta;
+      const double lo = std::isfinite(hi) ? std::fma(position, theta, -hi) : 0.0;
+      if (d == defect::small_range_sincos && std::fabs(hi) > validated_sincos_range) {
+        // The fast path reduces by 2π rounded to float: fine for small angles only.
+        const double k = std::nearbyint(hi / two_pi);
+        hi -= k * static_cast<double>(static_cast<float>(two_pi));
+      }
+      exact_cos_sin(hi, lo, a, c, s);
+    }
+    row[static_cast<std::size_t>(j)] = c;
+    row[static_cast<std::size_t>(pairs + j)] = s;
+  }
+}
+
+fast::status apply_mutant(const void* context, const fast::rope_call& call,
+                          const fast::rope_angles& angles) {
+  const auto& config = *static_cast<const mutant_context*>(context);
+  const defect d = config.d;
+  if (fast::status s = validate(config, call, angles); !s.ok()) return s;
+  const std::int64_t pairs = angles.pairs();
+  const auto element = static_cast<std::int64_t>(size_of(call.storage));
+  const bool truncate = d == defect::truncating_output;
+  bool inverse = call.dir == fast::direction::inverse && d != defect::backward_rotates_forward;
+  if (d == defect::sin_sign_flipped) inverse = !inverse;
+  pairing pair = call.pair;
+  if (d == defect::pairing_swapped)
+    pair = pair == pairing::adjacent ? pairing::half_split : pairing::adjacent;
+  const std::int64_t half_offset =
+      d == defect::rotate_half_over_head_dim ? call.head_dim / 2 : pairs;
+  const std::int64_t written_pairs =
+      d == defect::simd_tail_dropped ? pairs - pairs % vector_pairs : pairs;
+
+  std::vector<float> row(static_cast<std::size_t>(2 * pairs));
+  std::vector<float> xa(static_cast<std::size_t>(pairs)), xb(static_cast<std::size_t>(pairs));
+  for (const fast::rope_tensor* t : {&call.q, &call.k}) {
+    const bool copy_only = d == defect::key_not_rotated && t == &call.k;
+    for (std::int64_t token = 0; t->heads > 0 && token < call.tokens; ++token) {
+      cos_sin_row(d, call, angles, token, row);
+      for (std::int64_t h = 0; h < t->heads; ++h) {
+        const std::int64_t in_head = d == defect::head_stride_ignored ? h * call.head_dim
+                                                                      : h * t->input_head_stride;
+        const std::int64_t out_head = d == defect::head_stride_ignored ? h * call.head_dim
+                                                                       : h * t->output_head_stride;
+        const auto* in = static_cast<const std::byte*>(t->input) +
+                         (token * t->input_token_stride + in_head) * element;
+        auto* out = static_cast<std::byte*>(t->output) +
+                    (token * t->output_token_stride + out_head) * element;
+        if (copy_only) {
+          if (out != in) std::memmove(out, in, static_cast<std::size_t>(call.head_dim * element));
+          continue;
+        }
+        auto index_a = [&](std::int64_t j) { return pair == pairing::adjacent ? 2 * j : j; };
+        auto index_b = [&](std::int64_t j) {
+          return pair == pairing::adjacent ? 2 * j + 1 : j + half_offset;
+        };
+        // Read the pairs before writing anything: in place stays correct.
+        for (std::int64_t j = 0; j < pairs; ++j) {
+          xa[static_cast<std::size_t>(j)] = load(call.storage, in + index_a(j) * element);
+          xb[static_cast<std::size_t>(j)] = load(call.storage, in + index_b(j) * element);
+        }
+        if (out != in && d != defect::pass_through_not_copied) {
+          for (std::int64_t i = call.rotary_dim; i < call.head_dim; ++i)
+            std::memcpy(out + i * element, in + i * element, static_cast<std::size_t>(element));
+        }
+        for (std::int64_t j = 0; j < written_pairs; ++j) {
+          float c = row[static_cast<std::size_t>(j)], s = row[static_cast<std::size_t>(pairs + j)];
+          if (d == defect::sin_cos_swapped) std::swap(c, s);
+          if (inverse) s = -s;
+          const float a = xa[static_cast<std::size_t>(j)], b = xb[static_cast<std::size_t>(j)];
+          float ya = std::fma(a, c, -(b * s));
+          float yb = std::fma(b, c, a * s);
+          if (d == defect::bfloat16_cos_sin_cache) {  // the rotation in bfloat16 as well
+            ya = round_to_bfloat16(round_to_bfloat16(a * c) - round_to_bfloat16(b * s));
+            yb = round_to_bfloat16(round_to_bfloat16(b * c) + round_to_bfloat16(a * s));
+          }
+          store(call.storage, out + index_a(j) * element, ya, truncate);
+          store(call.storage, out + index_b(j) * element, yb, truncate);
+        }
+      }
+    }
+  }
+  return fast::status::success();
+}
+
+constexpr std::array<dtype, 3> all_dtypes{dtype::float32, dtype::float16, dtype::bfloat16};
+constexpr std::array<dtype, 2> float32_bfloat16{dtype::float32, dtype::bfloat16};
+constexpr std::array<dtype, 1> float32_only{dtype::float32};
+constexpr std::array<dtype, 2> sixteen_bit{dtype::float16, dtype::bfloat16};
+constexpr std::array<pairing, 2> both_pairings{pairing::half_split, pairing::adjacent};
+
+constexpr auto on_the_fly = fast::angle_strategy::on_the_fly;
+constexpr auto cache = fast::angle_strategy::cache;
+
+#define ROPECHECK_CONTEXT(name, strategy, dtypes) \
+  constexpr mutant_context name##_context{defect::name, strategy, dtypes};
+ROPECHECK_CONTEXT(none, on_the_fly, all_dtypes)
+ROPECHECK_CONTEXT(float32_angles, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(bfloat16_inverse_frequencies, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(float16_positions, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(bfloat16_positions, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(bfloat16_cos_sin_cache, cache, float32_bfloat16)
+ROPECHECK_CONTEXT(small_range_sincos, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(pairing_swapped, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(sin_sign_flipped, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(sin_cos_swapped, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(position_plus_one, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(position_offset_ignored, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(cache_wraps_at_4096, cache, float32_bfloat16)
+ROPECHECK_CONTEXT(cache_wrong_past_65536, cache, float32_bfloat16)
+ROPECHECK_CONTEXT(rotate_half_over_head_dim, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(pass_through_not_copied, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(base_ignored, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(exponent_over_d_minus_2, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(exponent_i_over_d, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(simd_tail_dropped, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(head_stride_ignored, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(truncating_output, on_the_fly, sixteen_bit)
+ROPECHECK_CONTEXT(attention_factor_twice, on_the_fly, float32_only)
+ROPECHECK_CONTEXT(attention_factor_dropped, on_the_fly, float32_only)
+ROPECHECK_CONTEXT(key_not_rotated, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(backward_rotates_forward, on_the_fly, float32_bfloat16)
+#undef ROPECHECK_CONTEXT
+
+fast::kernel_info kernel_of(std::string_view name, std::string_view description,
+                            const mutant_context& context) {
+  return {name, description, context.strategy, context.dtypes, both_pairings, apply_mutant,
+          &context};
+}
+
+// Frequency-computation mutants (the kernel is the defect-free one).
+
+fast::rope_frequencies llama3_factors_swapped(const rope_spec& spec, std::int64_t length) {
+  rope_spec s = spec;
+  if (s.scaling.type == scaling_type::llama3)
+    std::swap(s.scaling.low_freq_factor, s.scaling.high_freq_factor);
+  return fast::scaled_frequencies(s, length);
+}
+
+fast::rope_frequencies dynamic_ntk_static_base(const rope_spec& spec, std::int64_t length) {
+  rope_spec s = spec;
+  if (s.scaling.type == scaling_type::dynamic && s.scaling.max_position_embeddings > 0) {
+    // The base is computed once for the trained context and never grows with the sequence.
+    s.sequence_length = s.scaling.max_position_embeddings;
+    length = s.sequence_length;
+  }
+  return fast::scaled_frequencies(s, length);
+}
+
+const std::vector<mutant>& registry() {
+  static const std::vector<mutant> all = {
+      {kernel_of("float32_angles", "angle float(m)·float(θ_j) in float32, then float cos/sin",
+                 float32_angles_context),
+       "fp32 angle recipe of HF/vLLM/flash-attn kernels: error grows with position (long-context drift)"},
+      {kernel_of("bfloat16_inverse_frequencies", "θ_j rounded to bfloat16 before m·θ_j",
+                 bfloat16_inverse_frequencies_context),
+       "inv_freq computed under bf16 autocast / model.to(bf16) (HF Llama/Gemma inv_freq dtype bugs)"},
+      {kernel_of("float16_positions", "positions held in float16 (rounded above 2048, inf past 65504)",
+                 float16_positions_context),
+       "position_ids cast to the fp16 activation dtype before the angle"},
+      {kernel_of("bfloat16_positions", "positions held in bfloat16 (rounded above 256)",
+                 bfloat16_positions_context),
+       "arange positions created in bf16 (HF Gemma/Llama bf16 position bug: tokens past 256 collide)"},
+      {kernel_of("bfloat16_cos_sin_cache", "cos/sin table stored in bfloat16; rotation in bfloat16",
+                 bfloat16_cos_sin_cache_context),
+       "cos/sin cache cast to the bf16 model dtype (HF cos_cached.to(dtype), vLLM cache in model dtype)"},
+      {kernel_of("small_range_sincos", "sin/cos reduce by 2π rounded to float past 4096 rad",
+                 small_range_sincos_context),
+       "fast GPU sin/cos intrinsics (__sinf/__cosf) without full range reduction at large angles"},
+      {kernel_of("pairing_swapped", "half-split pairs where adjacent is configured, and the reverse",
+                 pairing_swapped_context),
+       "GPT-J/Meta interleaved vs NeoX rotate_half mix-up when porting weights (e.g. llama.cpp NORM vs NEOX)"},
+      {kernel_of("sin_sign_flipped", "sin negated: rotation by −m·θ_j", sin_sign_flipped_context),
+       "rotate_half sign convention inverted (y = x·cos − rot(x)·sin with rot = [x2, −x1])"},
+      {kernel_of("sin_cos_swapped", "cos and sin swapped", sin_cos_swapped_context),
+       "cos/sin cache halves unpacked in the wrong order (cat(sin, cos) read as cat(cos, sin))"},
+      {kernel_of("position_plus_one", "rotates by m + 1", position_plus_one_context),
+       "1-based position_ids / off-by-one cache offset"},
+      {kernel_of("position_offset_ignored", "every token rotated at position 0 (the given offset ignored)",
+                 position_offset_ignored_context),
+       "KV-cache decode bug: the new token rotated as if first in the sequence (past length ignored)"},
+      {kernel_of("cache_wraps_at_4096", "cos/sin cache of 4096 rows read at m mod 4096",
+                 cache_wraps_at_4096_context),
+       "cos/sin cache sized to max_position_embeddings, indexed past it without a check"},
+      {kernel_of("cache_wrong_past_65536", "cache rows past 65536 from float32 angles",
+                 cache_wrong_past_65536_context),
+       "cache extended past the validated length by a cheaper (fp32) path: correct to 64K, wrong beyond"},
+      {kernel_of("rotate_half_over_head_dim",
+                 "half-split partner j + head_dim/2 instead of j + rotary_dim/2 (partial rotary)",
+                 rotate_half_over_head_dim_context),
+       "partial_rotary_factor ignored: rotate_half over the whole head (GPT-NeoX/Phi/StableLM ports)"},
+      {kernel_of("pass_through_not_copied", "dims past rotary_dim never written out of place",
+                 pass_through_not_copied_context),
+       "out-of-place rotary kernel writes only the rotary dims (flash-attn apply_rotary fix)"},
+      {kernel_of("base_ignored", "θ_j from base 1e4 whatever the configured base",
+                 base_ignored_context),
+       "rope_theta not read from the config (Llama-3 5e5 / Qwen 1e6 run at the 1e4 default)"},
+      {kernel_of("exponent_over_d_minus_2", "θ_j = base^(−2j/(d−2))",
+                 exponent_over_d_minus_2_context),
+       "linspace-style exponent endpoint off by one in the inv_freq formula"},
+      {kernel_of("exponent_i_over_d", "θ_j = base^(−j/d)", exponent_i_over_d_context),
+       "arange(0, d/2)/d instead of arange(0, d, 2)/d in the inv_freq formula"},
+      {kernel_of("simd_tail_dropped", "last pairs % 16 never written (vector remainder loop missing)",
+                 simd_tail_dropped_context),
+       "SIMD kernel correct for d = 64/128 but wrong tail at d = 80/96 (vector width remainder)"},
+      {kernel_of("head_stride_ignored", "head offset h·head_dim instead of h·head_stride",
+                 head_stride_ignored_context),
+       "kernel assumes contiguous heads: wrong on strided / transposed (sbhd, fused qkv) views"},
+      {kernel_of("truncating_output", "float16/bfloat16 output truncated, not rounded to nearest even",
+                 truncating_output_context),
+       "bf16 store by dropping the low 16 bits (early CPU / custom-kernel conversions)"},
+      {kernel_of("attention_factor_twice", "cos and sin multiplied by A²",
+                 attention_factor_twice_context),
+       "YaRN mscale applied in the cos/sin cache and again on q·k (vLLM/HF YaRN double-scaling)"},
+      {kernel_of("attention_factor_dropped", "attention factor A ignored",
+                 attention_factor_dropped_context),
+       "YaRN / LongRoPE attention factor (mscale) dropped"},
+      {kernel_of("llama3_factors_swapped", "correct kernel; llama3 scaling with low/high factors swapped",
+                 none_context),
+       "Llama 3.1 smoothing with low_freq_factor and high_freq_factor swapped", llama3_factors_swapped},
+      {kernel_of("dynamic_ntk_static_base",
+                 "correct kernel; dynamic NTK base computed once at max_position_embeddings",
+                 none_context),
+       "dynamic NTK scaling whose base ignores the current sequence length (never grows)",
+       dynamic_ntk_static_base},
+      {kernel_of("key_not_rotated", "in a Q+K call, K passed through unrotated",
+                 key_not_rotated_context),
+       "apply_rotary_pos_emb returning the unrotated key (q_embed, k) typo"},
+      {kernel_of("backward_rotates_forward", "inverse direction rotates by +m (backward = forward)",
+                 backward_rotates_forward_context),
+       "custom autograd backward of RoPE without the transposed rotation"},
+  };
+  return all;
+}
+
+}  // namespace
+
+std::span<const mutant> mutant_registry() { return registry(); }
+
+const mutant* find_mutant(std::string_view name) {
+  for (const auto& m : registry())
+    if (m.kernel.name == name) return &m;
+  return nullptr;
+}
+
+fast::rope_frequencies mutant_frequencies(const mutant& m, const rope_spec& spec,
+                                          std::int64_t sequence_length) {
+  return m.frequencies != nullptr ? m.frequencies(spec, sequence_length)
+                                  : fast::scaled_frequencies(spec, sequence_length);
+}
+
+const fast::kernel_info& defect_free_kernel() {
+  static const fast::kernel_info kernel =
+      kernel_of("defect_free_scalar", "the mutants' scalar kernel without a defect", none_context);
+  return kernel;
+}
+
+}  // namespace ropecheck::mutants

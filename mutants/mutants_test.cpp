@@ -1,0 +1,111 @@
+// The mutant zoo itself: enough mutants, each named and described, none visible in the kernel
+// registry users see, and the peer-style yardstick behaving as the recipe says it must.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fast/kernels.h"
+#include "mutants/mutant_registry.h"
+#include "mutants/peer_style.h"
+
+namespace ropecheck::mutants {
+namespace {
+
+TEST(mutant_registry, has_named_described_mutants) {
+  EXPECT_GE(mutant_registry().size(), 16u);
+  std::set<std::string_view> names;
+  for (const auto& m : mutant_registry()) {
+    EXPECT_TRUE(names.insert(m.kernel.name).second) << m.kernel.name;
+    EXPECT_FALSE(m.kernel.description.empty()) << m.kernel.name;
+    EXPECT_FALSE(m.imitates.empty()) << m.kernel.name;
+    EXPECT_EQ(m.imitates.find('\n'), std::string_view::npos) << m.kernel.name;
+    EXPECT_FALSE(m.kernel.dtypes.empty()) << m.kernel.name;
+    EXPECT_EQ(find_mutant(m.kernel.name), &m);
+  }
+  EXPECT_EQ(find_mutant("no_such_mutant"), nullptr);
+}
+
+TEST(mutant_registry, never_in_the_kernel_registry) {
+  for (const auto& m : mutant_registry()) {
+    EXPECT_EQ(fast::find_kernel(m.kernel.name), nullptr) << m.kernel.name;
+    for (const auto& k : fast::kernel_registry()) EXPECT_NE(k.entry, m.kernel.entry) << k.name;
+  }
+  EXPECT_EQ(fast::find_kernel(defect_free_kernel().name), nullptr);
+}
+
+TEST(mutant_registry, mutants_validate_calls_like_the_builtins) {
+  const auto& m = *find_mutant("sin_sign_flipped");
+  rope_spec spec{8, 8, 10000, pairing::half_split, "test"};
+  auto angles = m.kernel.prepare(fast::unscaled_frequencies(spec), 4);
+  ASSERT_TRUE(angles.ok());
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8] = {};
+  const std::int64_t positions[1] = {1};
+  fast::rope_call call;
+  call.head_dim = call.rotary_dim = 8;
+  call.tokens = 1;
+  call.q = fast::packed_tensor(x, y, 1, 8);
+  call.positions = positions;
+  EXPECT_TRUE(m.kernel.apply(call, *angles.value).ok());
+  call.rotary_dim = 7;
+  EXPECT_EQ(m.kernel.apply(call, *angles.value).code, fast::status_code::invalid_argument);
+  call.rotary_dim = 8;
+  call.storage = dtype::float16;
+  EXPECT_FALSE(m.kernel.apply(call, *angles.value).ok());
+}
+
+// Every mutant on every dtype and pairing, partial rotation, a transposed (sbhd) layout, in place
+// and extreme positions: the defects change values, never memory safety (ASan/UBSan run this).
+TEST(mutant_registry, every_mutant_stays_within_its_buffers) {
+  constexpr int tokens = 3, heads = 2, head_dim = 10, rotary_dim = 6;
+  for (const auto& m : mutant_registry()) {
+    for (dtype storage : m.kernel.dtypes) {
+      for (pairing p : m.kernel.pairings) {
+        rope_spec spec{head_dim, rotary_dim, 10000, p, "test"};
+        const bool cached = m.kernel.strategy == fast::angle_strategy::cache;
+        const std::int64_t max_position = cached ? 70000 : 0;
+        auto angles = m.kernel.prepare(mutant_frequencies(m, spec, 70000), max_position);
+        ASSERT_TRUE(angles.ok()) << m.kernel.name;
+        const std::int64_t far = cached ? 69999 : (std::int64_t{1} << 31);
+        const std::int64_t positions[tokens] = {0, 5000, cached ? far : -far};
+        const std::size_t element = size_of(storage);
+        for (bool in_place : {false, true}) {
+          // sbhd: [heads, tokens, head_dim] memory, viewed as [tokens, heads, head_dim].
+          std::vector<std::byte> in(tokens * heads * head_dim * element, std::byte{0x3c});
+          std::vector<std::byte> out(in.size(), std::byte{0xA5});
+          fast::rope_call call;
+          call.storage = storage;
+          call.pair = p;
+          call.head_dim = head_dim;
+          call.rotary_dim = rotary_dim;
+          call.tokens = tokens;
+          call.q.input = in.data();
+          call.q.output = in_place ? static_cast<void*>(in.data()) : out.data();
+          call.q.heads = heads;
+          call.q.input_token_stride = call.q.output_token_stride = head_dim;
+          call.q.input_head_stride = call.q.output_head_stride = tokens * head_dim;
+          call.k = fast::packed_tensor(in.data(), in_place ? static_cast<void*>(in.data()) : out.data(), 0, head_dim);
+          call.positions = positions;
+          for (fast::direction dir : {fast::direction::forward, fast::direction::inverse}) {
+            call.dir = dir;
+            EXPECT_TRUE(m.kernel.apply(call, *angles.value).ok()) << m.kernel.name;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The float32 recipe is what peer tests compare against: a kernel built on it passes them,
+// while a rotation by the wrong sign does not.
+TEST(peer_style, recipe_twin_passes_and_sign_flip_fails) {
+  const auto recipe = peer_style_check(find_mutant("float32_angles")->kernel, dtype::float32);
+  EXPECT_TRUE(recipe.passed) << recipe.worst << " " << recipe.worst_over_tolerance;
+  EXPECT_GT(recipe.outputs, 0);
+  const auto flipped = peer_style_check(find_mutant("sin_sign_flipped")->kernel, dtype::float32);
+  EXPECT_FALSE(flipped.passed);
+}
+
+}  // namespace
+}  // namespace ropecheck::mutants
