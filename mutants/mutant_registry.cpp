@@ -14,6 +14,7 @@
 
 #include "fast/call_checks.h"
 #include "numeric/half.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::mutants {
 namespace {
@@ -61,26 +62,14 @@ constexpr double two_pi = 6.283185307179586476925286766559;
 
 float round_to_bfloat16(float v) { return bfloat16_bits_to_float(float_to_bfloat16_bits(v)); }
 
-float load(dtype t, const std::byte* p) {
-  if (t == dtype::float32) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return t == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
-}
+float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
 
 // Round to nearest even, or (truncate) toward zero: one step back when rounding went up.
 void store(dtype t, std::byte* p, float v, bool truncate) {
-  if (t == dtype::float32) {
-    std::memcpy(p, &v, 4);
-    return;
-  }
+  if (t == dtype::float32 || !truncate) return store_storage_element(t, p, v);
   const bool half = t == dtype::float16;
-  std::uint16_t bits = half ? float_to_float16_bits(v) : float_to_bfloat16_bits(v);
-  if (truncate && std::isfinite(v)) {
+  std::uint16_t bits = storage_bits16(t, v);
+  if (std::isfinite(v)) {
     const float rounded = half ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
     if (std::fabs(rounded) > std::fabs(v)) bits = static_cast<std::uint16_t>(bits - 1);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "numeric/half.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::mutants {
 namespace {
@@ -38,16 +39,7 @@ void put(dtype t, std::byte* p, float v) {
   std::memcpy(p, &bits, 2);
 }
 
-float get(dtype t, const std::byte* p) {
-  if (t == dtype::float32) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return t == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
-}
+float get(dtype t, const std::byte* p) { return load_storage_element(t, p); }
 
 struct peer_config {
   int head_dim;

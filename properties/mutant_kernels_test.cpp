@@ -10,6 +10,7 @@
 #include <string>
 
 #include "numeric/half.h"
+#include "numeric/storage_element.h"
 #include "properties/kernel_properties.h"
 
 namespace ropecheck::properties {
@@ -25,16 +26,7 @@ enum class defect {
   inverse_as_forward,    // direction ignored
 };
 
-float load(dtype t, const std::byte* p) {
-  if (t == dtype::float32) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return t == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
-}
+float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
 
 void store(dtype t, std::byte* p, float v, bool truncate_bfloat16) {
   if (t == dtype::float32) {
