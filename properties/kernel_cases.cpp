@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "numeric/half.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -29,15 +30,7 @@ element_buffer element_buffer::clone() const {
 }
 
 double element_buffer::get(std::int64_t i) const {
-  const std::byte* p = data() + static_cast<std::size_t>(i) * size_of(storage_);
-  if (storage_ == dtype::float32) {
-    float v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, p, sizeof bits);
-  return storage_ == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
+  return load_storage_element(storage_, data() + static_cast<std::size_t>(i) * size_of(storage_));
 }
 
 void element_buffer::set(std::int64_t i, double value) {
