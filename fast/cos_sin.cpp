@@ -5,11 +5,49 @@
 #include <sleef.h>
 
 #include <cmath>
+#include <cstdint>
 #include <hwy/targets.h>
 
 #include "fast/cos_sin_avx2.h"
+#include "fast/cos_sin_polynomial.h"
 
 namespace ropecheck::fast {
+
+namespace {
+
+namespace k = detail::cos_sin_constants;
+
+struct sin_cos {
+  double sin;
+  double cos;
+};
+
+// cos_sin_avx2.cpp's sin_cos_reduced, one lane: the same operations in the same order.
+sin_cos sin_cos_reduced(double hi, double lo) {
+  const double quarter_turns = std::nearbyint(hi * k::two_over_pi);
+  double r = std::fma(-quarter_turns, k::half_pi_hi, hi);
+  r = std::fma(-quarter_turns, k::half_pi_lo, r);
+  r = r + lo;
+  const double z = r * r;
+  double s = k::s7;
+  for (double next : {k::s6, k::s5, k::s4, k::s3, k::s2, k::s1}) s = std::fma(z, s, next);
+  const double sin_r = std::fma(r * z, s, r);
+  double c = k::c8;
+  for (double next : {k::c7, k::c6, k::c5, k::c4, k::c3, k::c2, k::c1}) c = std::fma(z, c, next);
+  const double cos_r = std::fma(z, c, 1.0);
+  const auto q = static_cast<std::int64_t>(quarter_turns) & 3;
+  const double sin_q = (q & 1) != 0 ? cos_r : sin_r;
+  const double cos_q = (q & 1) != 0 ? sin_r : cos_r;
+  return {(q & 2) != 0 ? -sin_q : sin_q, ((q + 1) & 2) != 0 ? -cos_q : cos_q};
+}
+
+sin_cos sin_cos_of(double hi, double lo) {
+  if (std::fabs(hi) < k::reduction_limit) return sin_cos_reduced(hi, lo);
+  const Sleef_double2 sleef = Sleef_sincos_u35(hi);  // x: sin, y: cos
+  return {sleef.x + lo * sleef.y, sleef.y - lo * sleef.x};
+}
+
+}  // namespace
 
 void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t count,
                                 const double* theta, std::int64_t pairs,
@@ -20,9 +58,9 @@ void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t coun
     for (std::int64_t j = 0; j < pairs; ++j) {
       const double hi = m * theta[j];
       const double lo = std::fma(m, theta[j], -hi);
-      const Sleef_double2 sin_cos = Sleef_sincos_u35(hi);  // x: sin, y: cos
-      row[j] = static_cast<float>((sin_cos.y - lo * sin_cos.x) * attention_factor);
-      row[pairs + j] = static_cast<float>((sin_cos.x + lo * sin_cos.y) * attention_factor);
+      const sin_cos x = sin_cos_of(hi, lo);
+      row[j] = static_cast<float>(x.cos * attention_factor);
+      row[pairs + j] = static_cast<float>(x.sin * attention_factor);
     }
   }
 }

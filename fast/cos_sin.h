@@ -1,15 +1,19 @@
 // cos_sin: the float cos/sin values every fast kernel rotates by, computed one way for both
 // angle strategies (the cache stores exactly what on-the-fly computes, bit for bit).
 //
-// For position m and inverse frequency θ_j, per value:
+// For position m and inverse frequency θ_j, per value (constants: cos_sin_polynomial.h):
 //   hi = fl(m·θ_j), lo = fma(m, θ_j, −hi)        (two-product: hi + lo = m·θ_j exactly)
-//   (S, C) = sincos(hi) in double                  (SLEEF u35: ≤ 3.5 ulp of double, any |hi|)
-//   cos = float(fl(fl(C − fl(lo·S)) · factor))     (first-order correction for lo, |lo| ≤
-//   sin = float(fl(fl(S + fl(lo·C)) · factor))      2^-53·|hi|; one final rounding, RNE)
-// The double stages sit ~2^-29 below a float ulp, so each cos/sin is within ~1.03× of the
-// correctly rounded float even at m = 2^24 (the input-precision limit is θ_j's own
-// rounding to double: |m|·θ_j·2^-53 rad). The peers' float(m)·float(θ) then sinf/cosf
-// recipe instead loses ~1% at m = 131072.
+//   k = nearest(fl(hi·2/π)); r = fl(fma(−k, π/2_lo, fma(−k, π/2_hi, hi)) + lo)
+//   (sin r, cos r) by Taylor polynomials in z = r² to r^15 and r^16; quadrant k mod 4
+//   cos = float(fl(cos(m·θ_j)·factor)), sin = float(fl(sin(m·θ_j)·factor))   (one RNE rounding)
+// The double stages are within a few 2^-53 (absolute) of the exact values, ~2^-28 below a
+// float ulp, so each cos/sin is within ~1.03× of the correctly rounded float even at m = 2^24
+// (the input-precision limit is θ_j's own rounding to double: |m|·θ_j·2^-53 rad). The
+// peers' float(m)·float(θ) then sinf/cosf recipe instead loses ~1% at m = 131072.
+// Why not SLEEF's sincos: its general reduction (any |x| < 1e14, 3.5 ulp) cost ~1.9 ns per
+// value here, which kept the on-the-fly kernels short of memory speed in 16-bit storage; the
+// quarter-turn reduction above is exact enough for every kernel angle (|hi| < 2^45) and about
+// three times cheaper. SLEEF still takes the (unreachable) larger arguments.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +21,12 @@
 namespace ropecheck::fast {
 
 // Row i (at rows + i·2·pairs) gets cos of pairs 0..pairs-1 then sin of pairs 0..pairs-1 for
-// positions[i]. Uses SLEEF's AVX2 sincos when the CPU has AVX2+FMA, else SLEEF's scalar one.
+// positions[i]. Four values at a time with AVX2+FMA when the CPU has them, else one at a time;
+// the two paths perform the same operations and give the same bits.
 void fill_cos_sin_rows(const std::int64_t* positions, std::int64_t count, const double* theta,
                        std::int64_t pairs, double attention_factor, float* rows);
 
-// The same values by the portable (scalar SLEEF) path, whatever the CPU; for tests.
+// The same values by the portable (scalar) path, whatever the CPU; for tests.
 void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t count,
                                 const double* theta, std::int64_t pairs,
                                 double attention_factor, float* rows);

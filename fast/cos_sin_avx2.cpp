@@ -1,25 +1,79 @@
-// AVX2+FMA cos/sin rows: four values at a time through SLEEF's Sleef_sincosd4_u35avx2 (≤ 3.5 ulp of double), with
-// exactly the per-value operations listed in cos_sin.h (so it agrees with the portable path
-// up to SLEEF's own last-bit differences in double, invisible after rounding to float).
+// AVX2+FMA cos/sin rows: four values at a time, with exactly the per-value operations listed
+// in cos_sin.h (the portable path in cos_sin.cpp performs the same ones with scalars, so the
+// two agree bit for bit below the reduction limit). Lanes at or beyond the limit, which no
+// kernel angle reaches, go to SLEEF's Sleef_sincosd4_u35avx2.
 #include "fast/cos_sin_avx2.h"
 
 #include <immintrin.h>
 #include <sleef.h>
 
-#define SLEEF_SINCOS4 Sleef_sincosd4_u35avx2
+#include "fast/cos_sin_polynomial.h"
+
 namespace ropecheck::fast::detail {
 
 namespace {
+
+namespace k = cos_sin_constants;
+
+inline __m256d horner(__m256d z, __m256d acc, double next) {
+  return _mm256_fmadd_pd(z, acc, _mm256_set1_pd(next));
+}
+
+// (sin x, cos x) for x = hi + lo, |hi| < reduction_limit: quarter-turn reduction and the
+// polynomials of cos_sin_polynomial.h, then the quadrant's swap and signs.
+inline void sin_cos_reduced(__m256d hi, __m256d lo, __m256d& sin_out, __m256d& cos_out) {
+  const __m256d quarter_turns = _mm256_round_pd(_mm256_mul_pd(hi, _mm256_set1_pd(k::two_over_pi)),
+                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256d r = _mm256_fnmadd_pd(quarter_turns, _mm256_set1_pd(k::half_pi_hi), hi);
+  r = _mm256_fnmadd_pd(quarter_turns, _mm256_set1_pd(k::half_pi_lo), r);
+  r = _mm256_add_pd(r, lo);
+  const __m256d z = _mm256_mul_pd(r, r);
+
+  __m256d s = _mm256_set1_pd(k::s7);
+  s = horner(z, s, k::s6);
+  s = horner(z, s, k::s5);
+  s = horner(z, s, k::s4);
+  s = horner(z, s, k::s3);
+  s = horner(z, s, k::s2);
+  s = horner(z, s, k::s1);
+  const __m256d sin_r = _mm256_fmadd_pd(_mm256_mul_pd(r, z), s, r);
+  __m256d c = _mm256_set1_pd(k::c8);
+  c = horner(z, c, k::c7);
+  c = horner(z, c, k::c6);
+  c = horner(z, c, k::c5);
+  c = horner(z, c, k::c4);
+  c = horner(z, c, k::c3);
+  c = horner(z, c, k::c2);
+  c = horner(z, c, k::c1);
+  const __m256d cos_r = _mm256_fmadd_pd(z, c, _mm256_set1_pd(1.0));
+
+  // The quadrant q = k mod 4 from the integer bits of k + 1.5·2^52 (|k| < 2^51):
+  // q odd swaps sin and cos; sin is negated when bit 1 of q is set, cos when bit 1 of q + 1 is.
+  const __m256i q = _mm256_castpd_si256(_mm256_add_pd(quarter_turns, _mm256_set1_pd(0x1.8p52)));
+  const __m256i sign_bit = _mm256_set1_epi64x(static_cast<long long>(0x8000000000000000ULL));
+  const __m256d swap = _mm256_castsi256_pd(_mm256_slli_epi64(q, 63));
+  const __m256d sin_sign = _mm256_castsi256_pd(_mm256_and_si256(_mm256_slli_epi64(q, 62), sign_bit));
+  const __m256d cos_sign = _mm256_castsi256_pd(
+      _mm256_and_si256(_mm256_slli_epi64(_mm256_add_epi64(q, _mm256_set1_epi64x(1)), 62), sign_bit));
+  sin_out = _mm256_xor_pd(_mm256_blendv_pd(sin_r, cos_r, swap), sin_sign);
+  cos_out = _mm256_xor_pd(_mm256_blendv_pd(cos_r, sin_r, swap), cos_sign);
+}
 
 // The operations of cos_sin.h on four (m, θ) lanes.
 inline void cos_sin4(__m256d m, __m256d theta, __m256d factor, __m128& cos_out, __m128& sin_out) {
   const __m256d hi = _mm256_mul_pd(m, theta);
   const __m256d lo = _mm256_fmsub_pd(m, theta, hi);
-  const Sleef___m256d_2 sin_cos = SLEEF_SINCOS4(hi);  // x: sin, y: cos
-  const __m256d c = _mm256_mul_pd(_mm256_sub_pd(sin_cos.y, _mm256_mul_pd(lo, sin_cos.x)), factor);
-  const __m256d s = _mm256_mul_pd(_mm256_add_pd(sin_cos.x, _mm256_mul_pd(lo, sin_cos.y)), factor);
-  cos_out = _mm256_cvtpd_ps(c);  // MXCSR default: round to nearest even
-  sin_out = _mm256_cvtpd_ps(s);
+  __m256d sin_x, cos_x;
+  const __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), hi);
+  if (_mm256_movemask_pd(_mm256_cmp_pd(magnitude, _mm256_set1_pd(k::reduction_limit), _CMP_LT_OQ)) == 0xF) {
+    sin_cos_reduced(hi, lo, sin_x, cos_x);
+  } else {
+    const Sleef___m256d_2 sleef = Sleef_sincosd4_u35avx2(hi);  // x: sin, y: cos
+    cos_x = _mm256_sub_pd(sleef.y, _mm256_mul_pd(lo, sleef.x));
+    sin_x = _mm256_add_pd(sleef.x, _mm256_mul_pd(lo, sleef.y));
+  }
+  cos_out = _mm256_cvtpd_ps(_mm256_mul_pd(cos_x, factor));  // MXCSR default: round to nearest even
+  sin_out = _mm256_cvtpd_ps(_mm256_mul_pd(sin_x, factor));
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "fast/cos_sin.h"
 #include "fast/kernel_test_support.h"
 
 namespace ropecheck::fast {
@@ -278,21 +277,6 @@ TEST(kernel_streaming, large_outputs_match_scalar) {
       }
       EXPECT_TRUE(fast_out.same_bits(scalar_out)) << to_string(storage) << " " << to_string(p);
     }
-  }
-}
-
-TEST(cos_sin, avx2_and_portable_paths_agree) {
-  const rope_spec spec = make_spec(128, 128, 1e6, pairing::half_split);
-  const auto theta = inverse_frequencies(spec);
-  std::vector<std::int64_t> positions;
-  for (int k = 0; k <= 24; ++k) positions.push_back((std::int64_t{1} << k) + (k % 3) - 1);
-  std::vector<float> a(positions.size() * 128), b(a.size());
-  fill_cos_sin_rows(positions.data(), static_cast<std::int64_t>(positions.size()), theta.data(), 64, 1.0, a.data());
-  fill_cos_sin_rows_portable(positions.data(), static_cast<std::int64_t>(positions.size()), theta.data(), 64, 1.0, b.data());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    // SLEEF's vector and scalar builds may differ in the last double bit, which can only
-    // move a float rounding by one ulp in rare halfway cases.
-    EXPECT_LE(std::fabs(a[i] - b[i]), std::nextafter(std::fabs(a[i]), 2.0f) - std::fabs(a[i])) << i;
   }
 }
 

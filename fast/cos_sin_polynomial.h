@@ -1,0 +1,43 @@
+// cos_sin_polynomial: the constants of the fast kernels' double sin/cos (cos_sin.h), shared by
+// the AVX2 and portable paths so both evaluate the same operations on the same numbers and
+// agree bit for bit. Constants only: the AVX2 translation unit may include it (cos_sin_avx2.h).
+//
+// Reduction by quarter turns, Cody–Waite with FMA (Muller, "Elementary Functions", §11.2):
+//   k = nearest(x · 2/π),  r = fma(−k, π/2_hi, x) then fma(−k, π/2_lo, ·)
+// π/2_hi + π/2_lo carries π/2 to ~107 bits and each product k·π/2_part is exact inside its
+// FMA, so for |k| < 2^45 the reduction adds ≤ 2^-53·|r| + 2^-60 absolute.
+// Polynomials: Taylor series on |r| ≤ π/4 (+ rounding slack), truncated where the next term is
+// below 2^-53: sin r = r + r·z·S(z) to r^15 (next term ≤ (π/4)^17/17! = 4.6e-17), cos r = 1 + z·C(z)
+// to r^16 (next term ≤ (π/4)^18/18! = 2.0e-18), z = r². Each coefficient ±1/n! is one
+// correctly rounded division of exactly representable doubles.
+#pragma once
+
+namespace ropecheck::fast::detail::cos_sin_constants {
+
+// Round-to-nearest of the real numbers (hex: exact doubles).
+inline constexpr double two_over_pi = 0x1.45f306dc9c883p-1;
+inline constexpr double half_pi_hi = 0x1.921fb54442d18p+0;
+inline constexpr double half_pi_lo = 0x1.1a62633145c07p-54;
+
+// Arguments at or beyond this magnitude take SLEEF's general sincos instead (the quadrant
+// count must stay exact in a double's integer bits); kernel angles never get near it.
+inline constexpr double reduction_limit = 0x1p45;
+
+// S(z) = s1 + z·(s2 + z·(… + z·s7)),  C(z) = c1 + z·(c2 + z·(… + z·c8)).
+inline constexpr double s1 = -1.0 / 6.0;
+inline constexpr double s2 = 1.0 / 120.0;
+inline constexpr double s3 = -1.0 / 5040.0;
+inline constexpr double s4 = 1.0 / 362880.0;
+inline constexpr double s5 = -1.0 / 39916800.0;
+inline constexpr double s6 = 1.0 / 6227020800.0;
+inline constexpr double s7 = -1.0 / 1307674368000.0;
+inline constexpr double c1 = -1.0 / 2.0;
+inline constexpr double c2 = 1.0 / 24.0;
+inline constexpr double c3 = -1.0 / 720.0;
+inline constexpr double c4 = 1.0 / 40320.0;
+inline constexpr double c5 = -1.0 / 3628800.0;
+inline constexpr double c6 = 1.0 / 479001600.0;
+inline constexpr double c7 = -1.0 / 87178291200.0;
+inline constexpr double c8 = 1.0 / 20922789888000.0;
+
+}  // namespace ropecheck::fast::detail::cos_sin_constants
