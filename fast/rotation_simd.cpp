@@ -2,11 +2,11 @@
 // AVX-512) and picked at run time by HWY_DYNAMIC_DISPATCH; other targets run the scalar loop,
 // because an unfused multiply-add would change the rounding (rotation.h).
 //
-// Half-split rows are two contiguous halves: vectors of a from x[j..], of b from x[j+d/2..],
-// c and s straight from the cos/sin row. Adjacent rows interleave (a0 b0 a1 b1 ...): c and s
-// are duplicated per pair with one lane permute, x's pairs are swapped (b0 a0 ...) and the
-// even lanes negated, so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split
-// formula. Conversions: float16 by F16C (vcvtps2ph, immediate rounding = nearest even);
+// Once per token the cos/sin row is prepared for the loops (prepare_row): the inverse's sign
+// folded into s, and for adjacent rows c and s duplicated per pair with the even lanes of s
+// negated. Half-split rows are two contiguous halves: vectors of a from x[j..], of b from
+// x[j+d/2..]. Adjacent rows interleave (a0 b0 a1 b1 ...): x's pairs are swapped (b0 a0 ...)
+// so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula. Conversions: float16 by F16C (vcvtps2ph, immediate rounding = nearest even);
 // bfloat16 by our own round-to-nearest-even, as Highway 1.0.3's DemoteTo truncates.
 // Large out-of-place outputs use non-temporal stores: the output is not re-read here, and
 // skipping the read-for-ownership of each destination line saves a third of the traffic.
@@ -22,6 +22,7 @@
 
 #include <algorithm>
 
+#include <hwy/aligned_allocator.h>
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
@@ -85,17 +86,20 @@ struct bfloat16_io {
   // carry into the exponent rounds up to the next binade or to infinity, as it should. NaN
   // keeps its leading payload and is made quiet (numeric/half.h does the same).
   template <class D>
-  static hn::Vec<hn::Rebind<std::uint16_t, D>> round(D d, hn::Vec<D> v) {
+  static hn::Vec<hn::RebindToUnsigned<D>> rounded_bits(D, hn::Vec<D> v) {
     const hn::RebindToUnsigned<D> du;
-    const hn::RebindToSigned<D> di;
     const auto bits = hn::BitCast(du, v);
     const auto lowest_kept = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
     const auto rounded = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lowest_kept));
     const auto quiet_nan = hn::Or(bits, hn::Set(du, 0x00400000u));
-    const auto chosen = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
+    return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
+  }
+  template <class D>
+  static hn::Vec<hn::Rebind<std::uint16_t, D>> round(D d, hn::Vec<D> v) {
+    const hn::RebindToSigned<D> di;
     // Values are < 2^16 after the shift, so the saturating demotion is exact.
     return hn::DemoteTo(hn::Rebind<std::uint16_t, D>(),
-                        hn::BitCast(di, hn::ShiftRight<16>(chosen)));
+                        hn::BitCast(di, hn::ShiftRight<16>(rounded_bits(d, v))));
   }
   template <class D>
   static void store(D d, hn::Vec<D> v, element* p) {
@@ -118,83 +122,206 @@ HWY_INLINE void put(D d, hn::Vec<D> v, typename IO::element* p) {
   }
 }
 
-// Returns the first pair left for the scalar tail.
-template <class IO, bool kStream>
-HWY_INLINE std::int64_t rotate_half_split(const float* cos_sin, std::int64_t pairs,
-                                          hn::Vec<float_tag> sign_flip,
-                                          const typename IO::element* in,
-                                          typename IO::element* out) {
+// Two vectors of consecutive elements (2·lanes) in element order: for float32 and float16, and
+// for bfloat16 where the block order below is not available.
+template <class IO>
+struct in_element_order {
+  using element = typename IO::element;
+  static constexpr bool block_order = false;
+  template <class D>
+  static std::int64_t store_bytes(D d) {  // one store: a vector of elements
+    return static_cast<std::int64_t>(hn::Lanes(d) * sizeof(element));
+  }
+  template <class D>
+  static void load2(D d, const element* p, hn::Vec<D>& v0, hn::Vec<D>& v1) {
+    v0 = IO::load(d, p);
+    v1 = IO::load(d, p + hn::Lanes(d));
+  }
+  template <bool kStream, class D>
+  static void put2(D d, hn::Vec<D> v0, hn::Vec<D> v1, element* p) {
+    put<IO, kStream>(d, v0, p);
+    put<IO, kStream>(d, v1, p + hn::Lanes(d));
+  }
+  // cos/sin vectors (n0, n1) in element order, rearranged to match load2's lanes.
+  template <class D>
+  static void arrange(D, hn::Vec<D> n0, hn::Vec<D> n1, hn::Vec<D>& p0, hn::Vec<D>& p1) {
+    p0 = n0;
+    p1 = n1;
+  }
+};
+
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// bfloat16 on AVX2/AVX-512, 2·lanes elements per step in "block order": one full-width load,
+// and the zero-interleave of each 128-bit block's lower/upper half makes v0 = elements 0-3,
+// 8-11 (, 16-19, 24-27) and v1 = 4-7, 12-15 (, ...) as float32 (bfloat16 is the top half of
+// a float32). The store packs the
+// rounded halves back with one in-block pack, which restores element order. This saves the
+// cross-block permutes of PromoteTo/DemoteTo; the cos/sin rows are arranged to match once per
+// token (arrange), so lane i of every operand still belongs to the same pair.
+struct bfloat16_in_block_order {
+  using element = hwy::bfloat16_t;
+  static constexpr bool block_order = true;
+  template <class D>
+  static std::int64_t store_bytes(D d) {  // one store: two vectors' worth of elements
+    return static_cast<std::int64_t>(2 * hn::Lanes(d) * sizeof(element));
+  }
+  template <class D>
+  static void load2(D d, const element* p, hn::Vec<D>& v0, hn::Vec<D>& v1) {
+    const hn::Repartition<std::uint16_t, D> du16;
+    const hn::RebindToUnsigned<D> du32;
+    const auto raw = hn::LoadU(du16, reinterpret_cast<const std::uint16_t*>(p));
+    v0 = hn::BitCast(d, hn::ZipLower(du32, hn::Zero(du16), raw));
+    v1 = hn::BitCast(d, hn::ZipUpper(du32, hn::Zero(du16), raw));
+  }
+  template <bool kStream, class D>
+  static void put2(D d, hn::Vec<D> v0, hn::Vec<D> v1, element* p) {
+    const hn::Repartition<std::int16_t, D> di16;
+    const hn::Repartition<std::uint16_t, D> du16;
+    // Rounded bits >> 16 as int32 (arithmetic shift: −32768..32767), so the saturating pack
+    // keeps them exactly.
+    const auto packed = hn::BitCast(du16, hn::ReorderDemote2To(di16, rounded_top(d, v0), rounded_top(d, v1)));
+    auto* out = reinterpret_cast<std::uint16_t*>(p);
+    if constexpr (kStream) {
+      hn::Stream(packed, du16, out);
+    } else {
+      hn::StoreU(packed, du16, out);
+    }
+  }
+  // load2's v0 holds the even 128-bit blocks of the 2·lanes elements, v1 the odd ones.
+  template <class D>
+  static void arrange(D d, hn::Vec<D> n0, hn::Vec<D> n1, hn::Vec<D>& p0, hn::Vec<D>& p1) {
+#if HWY_TARGET == HWY_AVX2
+    p0 = hn::ConcatLowerLower(d, n1, n0);
+    p1 = hn::ConcatUpperUpper(d, n1, n0);
+#else
+    (void)d;
+    p0 = hn::Vec<D>{_mm512_shuffle_f32x4(n0.raw, n1.raw, _MM_SHUFFLE(2, 0, 2, 0))};
+    p1 = hn::Vec<D>{_mm512_shuffle_f32x4(n0.raw, n1.raw, _MM_SHUFFLE(3, 1, 3, 1))};
+#endif
+  }
+
+ private:
+  template <class D>
+  static hn::Vec<hn::RebindToSigned<D>> rounded_top(D d, hn::Vec<D> v) {
+    const hn::RebindToSigned<D> di;
+    return hn::ShiftRight<16>(hn::BitCast(di, bfloat16_io::rounded_bits(d, v)));
+  }
+};
+template <class IO>
+struct pair_io_of { using type = in_element_order<IO>; };
+template <>
+struct pair_io_of<bfloat16_io> { using type = bfloat16_in_block_order; };
+#else
+template <class IO>
+struct pair_io_of { using type = in_element_order<IO>; };
+#endif
+
+// The token's cos/sin as the rotation loops read them, built once per token and shared by all
+// its heads. Half-split: c and s (s negated for the inverse: exact), in the lane order of the
+// pair IO. Adjacent: c duplicated per pair (c0 c0 c1 c1 ...) and s with the even lanes negated
+// (−s0 s0 −s1 s1 ..., all negated again for the inverse), likewise arranged. Only whole steps
+// of 2·lanes elements are prepared; the rest of the row is rotated by the scalar tail.
+struct prepared_row {
+  const float* c;
+  const float* s;
+  std::int64_t vector_pairs;  // pairs covered by the vector loops
+};
+
+template <class PairIO, class Indices>
+HWY_INLINE prepared_row prepare_row(const float* cos_sin, std::int64_t pairs, bool adjacent,
+                                    hn::Vec<float_tag> sign_flip, const Indices& duplicate_pairs,
+                                    hn::Vec<float_tag> negate_even, float* buffer) {
   const float_tag d;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
-  std::int64_t j = 0;
+  float* c = buffer;
+  float* s = buffer + 2 * pairs;
+  hn::Vec<float_tag> p0, p1;
+  if (!adjacent) {
+    std::int64_t j = 0;
+    for (; j + 2 * lanes <= pairs; j += 2 * lanes) {
+      PairIO::arrange(d, hn::LoadU(d, cos_sin + j), hn::LoadU(d, cos_sin + j + lanes), p0, p1);
+      hn::StoreU(p0, d, c + j);
+      hn::StoreU(p1, d, c + j + lanes);
+      PairIO::arrange(d, hn::Xor(hn::LoadU(d, cos_sin + pairs + j), sign_flip),
+                      hn::Xor(hn::LoadU(d, cos_sin + pairs + j + lanes), sign_flip), p0, p1);
+      hn::StoreU(p0, d, s + j);
+      hn::StoreU(p1, d, s + j + lanes);
+    }
+    return {c, s, j};
+  }
+  const hn::Half<float_tag> dh;
+  const auto s_signs = hn::Xor(negate_even, sign_flip);
+  auto duplicate = [&](const float* from) {
+    return hn::TableLookupLanes(hn::ZeroExtendVector(d, hn::LoadU(dh, from)), duplicate_pairs);
+  };
+  std::int64_t j = 0;  // pairs; elements 2j .. 2j + 2·lanes
+  for (; j + lanes <= pairs; j += lanes) {
+    const std::int64_t half_lanes = lanes / 2;
+    PairIO::arrange(d, duplicate(cos_sin + j), duplicate(cos_sin + j + half_lanes), p0, p1);
+    hn::StoreU(p0, d, c + 2 * j);
+    hn::StoreU(p1, d, c + 2 * j + lanes);
+    PairIO::arrange(d, hn::Xor(duplicate(cos_sin + pairs + j), s_signs),
+                    hn::Xor(duplicate(cos_sin + pairs + j + half_lanes), s_signs), p0, p1);
+    hn::StoreU(p0, d, s + 2 * j);
+    hn::StoreU(p1, d, s + 2 * j + lanes);
+  }
+  return {c, s, j};
+}
+
+// y_a = fma(a, c, −fl(b·s)), y_b = fma(b, c, fl(a·s)) over the prepared pairs.
+template <class PairIO, bool kStream>
+HWY_INLINE void rotate_half_split(const prepared_row& row, std::int64_t pairs,
+                                  const typename PairIO::element* in,
+                                  typename PairIO::element* out) {
+  const float_tag d;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
   // Two vectors per half per step: with 128-dim float32 rows each output cache line is then
   // completed by back-to-back stores, which keeps non-temporal write combining effective.
-  for (; j + 2 * lanes <= pairs; j += 2 * lanes) {
-    const auto c0 = hn::LoadU(d, cos_sin + j);
-    const auto c1 = hn::LoadU(d, cos_sin + j + lanes);
-    const auto s0 = hn::Xor(hn::LoadU(d, cos_sin + pairs + j), sign_flip);
-    const auto s1 = hn::Xor(hn::LoadU(d, cos_sin + pairs + j + lanes), sign_flip);
-    const auto a0 = IO::load(d, in + j);
-    const auto a1 = IO::load(d, in + j + lanes);
-    const auto b0 = IO::load(d, in + pairs + j);
-    const auto b1 = IO::load(d, in + pairs + j + lanes);
-    const auto ya0 = hn::MulSub(a0, c0, hn::Mul(b0, s0));
-    const auto ya1 = hn::MulSub(a1, c1, hn::Mul(b1, s1));
-    const auto yb0 = hn::MulAdd(b0, c0, hn::Mul(a0, s0));
-    const auto yb1 = hn::MulAdd(b1, c1, hn::Mul(a1, s1));
-    put<IO, kStream>(d, ya0, out + j);
-    put<IO, kStream>(d, ya1, out + j + lanes);
-    put<IO, kStream>(d, yb0, out + pairs + j);
-    put<IO, kStream>(d, yb1, out + pairs + j + lanes);
+  for (std::int64_t j = 0; j < row.vector_pairs; j += 2 * lanes) {
+    hn::Vec<float_tag> a0, a1, b0, b1;
+    PairIO::load2(d, in + j, a0, a1);
+    PairIO::load2(d, in + pairs + j, b0, b1);
+    const auto c0 = hn::LoadU(d, row.c + j);
+    const auto c1 = hn::LoadU(d, row.c + j + lanes);
+    const auto s0 = hn::LoadU(d, row.s + j);
+    const auto s1 = hn::LoadU(d, row.s + j + lanes);
+    PairIO::template put2<kStream>(d, hn::MulSub(a0, c0, hn::Mul(b0, s0)),
+                                   hn::MulSub(a1, c1, hn::Mul(b1, s1)), out + j);
+    PairIO::template put2<kStream>(d, hn::MulAdd(b0, c0, hn::Mul(a0, s0)),
+                                   hn::MulAdd(b1, c1, hn::Mul(a1, s1)), out + pairs + j);
   }
-  for (; j + lanes <= pairs; j += lanes) {
-    const auto c = hn::LoadU(d, cos_sin + j);
-    const auto s = hn::Xor(hn::LoadU(d, cos_sin + pairs + j), sign_flip);
-    const auto a = IO::load(d, in + j);
-    const auto b = IO::load(d, in + pairs + j);
-    put<IO, kStream>(d, hn::MulSub(a, c, hn::Mul(b, s)), out + j);
-    put<IO, kStream>(d, hn::MulAdd(b, c, hn::Mul(a, s)), out + pairs + j);
-  }
-  return j;
 }
 
-template <class IO, bool kStream, class Indices>
-HWY_INLINE std::int64_t rotate_adjacent(const float* cos_sin, std::int64_t pairs,
-                                        hn::Vec<float_tag> sign_flip,
-                                        const Indices& duplicate_pairs,
-                                        hn::Vec<float_tag> negate_even,
-                                        const typename IO::element* in,
-                                        typename IO::element* out) {
+// y = fma(x, c, fl(swapped·s)) with swapped = (b0 a0 b1 a1 ...): lane for lane the
+// half-split formula (the prepared s carries the signs).
+template <class PairIO, bool kStream>
+HWY_INLINE void rotate_adjacent(const prepared_row& row, const typename PairIO::element* in,
+                                typename PairIO::element* out) {
   const float_tag d;
-  const hn::Half<float_tag> dh;
-  const std::int64_t half_lanes = static_cast<std::int64_t>(hn::Lanes(dh));
-  std::int64_t j = 0;  // pair index; elements 2j .. 2j + lanes
-  for (; j + half_lanes <= pairs; j += half_lanes) {
-    const auto c = hn::TableLookupLanes(hn::ZeroExtendVector(d, hn::LoadU(dh, cos_sin + j)),
-                                        duplicate_pairs);
-    const auto s = hn::Xor(
-        hn::TableLookupLanes(hn::ZeroExtendVector(d, hn::LoadU(dh, cos_sin + pairs + j)),
-                             duplicate_pairs),
-        sign_flip);
-    const auto x = IO::load(d, in + 2 * j);
-    const auto swapped = hn::Xor(hn::Reverse2(d, x), negate_even);  // (−b0, a0, −b1, a1, ...)
-    put<IO, kStream>(d, hn::MulAdd(x, c, hn::Mul(swapped, s)), out + 2 * j);
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  for (std::int64_t e = 0; e < 2 * row.vector_pairs; e += 2 * lanes) {
+    hn::Vec<float_tag> x0, x1;
+    PairIO::load2(d, in + e, x0, x1);
+    const auto y0 = hn::MulAdd(x0, hn::LoadU(d, row.c + e), hn::Mul(hn::Reverse2(d, x0), hn::LoadU(d, row.s + e)));
+    const auto y1 = hn::MulAdd(x1, hn::LoadU(d, row.c + e + lanes),
+                               hn::Mul(hn::Reverse2(d, x1), hn::LoadU(d, row.s + e + lanes)));
+    PairIO::template put2<kStream>(d, y0, y1, out + e);
   }
-  return j;
 }
 
-// Streaming needs every store vector-aligned: aligned rows and no scalar tail.
+// Streaming needs every store vector-aligned: aligned rows and no scalar tail (the vector
+// loops cover 2·lanes elements per step).
 template <class IO>
 bool can_stream(const rotation_chunk& chunk) {
   if (!chunk.allow_streaming) return false;
   const float_tag d;
-  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
-  const std::int64_t vector_bytes = lanes * static_cast<std::int64_t>(sizeof(typename IO::element));
+  const std::int64_t step_elements = 2 * static_cast<std::int64_t>(hn::Lanes(d));
   const std::int64_t element = static_cast<std::int64_t>(sizeof(typename IO::element));
-  const std::int64_t step = chunk.pair == pairing::adjacent ? 2 * chunk.pairs : chunk.pairs;
-  return reinterpret_cast<std::uintptr_t>(chunk.output) % static_cast<std::uintptr_t>(vector_bytes) == 0 &&
-         (chunk.output_token_stride * element) % vector_bytes == 0 &&
-         (chunk.output_head_stride * element) % vector_bytes == 0 && step % lanes == 0;
+  const std::int64_t store_bytes = pair_io_of<IO>::type::store_bytes(d);
+  const std::int64_t rotated = chunk.pair == pairing::adjacent ? 2 * chunk.pairs : chunk.pairs;
+  return reinterpret_cast<std::uintptr_t>(chunk.output) % static_cast<std::uintptr_t>(store_bytes) == 0 &&
+         (chunk.output_token_stride * element) % store_bytes == 0 &&
+         (chunk.output_head_stride * element) % store_bytes == 0 && rotated % step_elements == 0;
 }
 
 // Prefetches row (token, head) of the input if it is inside the chunk.
@@ -232,8 +359,12 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
   std::int64_t ahead_token = rows_ahead / chunk.heads;
   std::int64_t ahead_head = rows_ahead % chunk.heads;
 
+  using pair_io = typename pair_io_of<IO>::type;
+  auto buffer = hwy::AllocateAligned<float>(static_cast<std::size_t>(4 * chunk.pairs));
   for (std::int64_t t = 0; t < chunk.tokens; ++t) {
     const float* cos_sin = chunk.cos_sin_rows[t];
+    const prepared_row row = prepare_row<pair_io>(cos_sin, chunk.pairs, adjacent, sign_flip,
+                                                  duplicate_pairs, negate_even, buffer.get());
     for (std::int64_t h = 0; h < chunk.heads; ++h) {
       const auto* in = reinterpret_cast<const element*>(chunk.input) +
                        t * chunk.input_token_stride + h * chunk.input_head_stride;
@@ -244,10 +375,12 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
         ahead_head = 0;
         ++ahead_token;
       }
-      const std::int64_t done =
-          adjacent ? rotate_adjacent<IO, kStream>(cos_sin, chunk.pairs, sign_flip,
-                                                  duplicate_pairs, negate_even, in, out)
-                   : rotate_half_split<IO, kStream>(cos_sin, chunk.pairs, sign_flip, in, out);
+      if (adjacent) {
+        rotate_adjacent<pair_io, kStream>(row, in, out);
+      } else {
+        rotate_half_split<pair_io, kStream>(row, chunk.pairs, in, out);
+      }
+      const std::int64_t done = row.vector_pairs;
       const auto* in_bytes = reinterpret_cast<const std::byte*>(in);
       auto* out_bytes = reinterpret_cast<std::byte*>(out);
       rotate_row_scalar(chunk, cos_sin, in_bytes, out_bytes, done);
