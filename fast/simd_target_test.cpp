@@ -1,0 +1,126 @@
+// Every SIMD target this CPU runs (not only the one Highway would pick) computes the same bits
+// as the portable scalar loop: head dims with and without scalar tails, partial rotary, both
+// pairings and directions, special values, in place, and the non-temporal store path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "fast/kernel_test_support.h"
+#include "fast/simd_target.h"
+
+namespace ropecheck::fast {
+namespace {
+
+using namespace ropecheck::fast::testing;
+
+struct shape {
+  std::int64_t head_dim;
+  std::int64_t rotary_dim;
+  std::int64_t heads;
+  std::int64_t tokens;
+};
+
+// Bits equal, or both NaN (payload propagation through FMA is not part of the contract).
+void expect_same(const buffer& a, const buffer& b, const std::string& what) {
+  for (std::int64_t i = 0; i < a.count; ++i) {
+    const float x = a.get(i), y = b.get(i);
+    if (std::isnan(x) && std::isnan(y)) continue;
+    ASSERT_EQ(std::memcmp(&x, &y, sizeof x), 0) << what << " at " << i << ": " << x << " vs " << y;
+  }
+}
+
+buffer run(const kernel_info& k, const rope_angles& angles, dtype storage, pairing p, direction dir,
+           const shape& s, const buffer& x, const std::vector<std::int64_t>& positions, bool in_place) {
+  buffer y = in_place ? x : buffer(storage, x.count);
+  rope_call c;
+  c.storage = storage;
+  c.pair = p;
+  c.dir = dir;
+  c.head_dim = s.head_dim;
+  c.rotary_dim = s.rotary_dim;
+  c.tokens = s.tokens;
+  c.positions = positions.data();
+  c.q = packed_tensor(in_place ? y.data() : x.data(), y.data(), s.heads, s.head_dim);
+  const status st = k.apply(c, angles);
+  EXPECT_TRUE(st.ok()) << st.message;
+  return y;
+}
+
+class every_simd_target : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ASSERT_TRUE(use_simd_target(GetParam()).ok()); }
+  void TearDown() override { ASSERT_TRUE(use_simd_target("best").ok()); }
+};
+
+TEST_P(every_simd_target, is_the_one_dispatched_to) { EXPECT_EQ(current_simd_target(), GetParam()); }
+
+TEST_P(every_simd_target, agrees_bit_for_bit_with_the_scalar_loop) {
+  const kernel_info& simd = *find_kernel("cache_simd");
+  const kernel_info& scalar = *find_kernel("cache_scalar");
+  // 18, 64, 96, 16 and 5 pairs: whole 2·lanes steps for 8 and 16 lanes, tails, partial rotary.
+  for (const shape& s : {shape{40, 36, 3, 9}, shape{128, 128, 4, 7}, shape{256, 192, 2, 5},
+                         shape{64, 32, 3, 6}, shape{12, 10, 2, 4}}) {
+    std::vector<std::int64_t> positions(static_cast<std::size_t>(s.tokens));
+    for (std::int64_t i = 0; i < s.tokens; ++i) positions[static_cast<std::size_t>(i)] = (i * 7919) % 5000;
+    rope_spec spec = make_spec(static_cast<int>(s.head_dim), static_cast<int>(s.rotary_dim), 1e4, pairing::half_split);
+    const rope_angles a_simd = prepare_or_die(simd, unscaled_frequencies(spec), 5000);
+    const rope_angles a_scalar = prepare_or_die(scalar, unscaled_frequencies(spec), 5000);
+    for (dtype storage : storage_dtypes()) {
+      buffer x = random_buffer(storage, s.tokens * s.heads * s.head_dim, 5, 70000.0f);
+      x.set(0, INFINITY);
+      x.set(3, -INFINITY);
+      x.set(4, NAN);
+      x.set(5, 1e-40f);
+      x.set(7, 65504.0f);
+      x.set(8, 3.3e38f);
+      for (pairing p : pairings()) {
+        for (direction dir : {direction::forward, direction::inverse}) {
+          for (bool in_place : {false, true}) {
+            const std::string what = GetParam() + " " + std::string(to_string(storage)) + " " +
+                                     std::string(to_string(p)) + " dims " + std::to_string(s.rotary_dim) +
+                                     "/" + std::to_string(s.head_dim) + (in_place ? " in place" : "") +
+                                     (dir == direction::inverse ? " inverse" : "");
+            expect_same(run(simd, a_simd, storage, p, dir, s, x, positions, in_place),
+                        run(scalar, a_scalar, storage, p, dir, s, x, positions, in_place), what);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Outputs of >= 16 MiB per call are stored non-temporally (kernels.cpp).
+TEST_P(every_simd_target, streaming_stores_write_the_same_bits) {
+  const kernel_info& simd = *find_kernel("on_the_fly_simd");
+  const kernel_info& scalar = *find_kernel("on_the_fly_scalar");
+  for (dtype storage : storage_dtypes()) {
+    const shape s{128, 128, 32, storage == dtype::float32 ? 1024 : 2048};
+    std::vector<std::int64_t> positions(static_cast<std::size_t>(s.tokens));
+    for (std::int64_t i = 0; i < s.tokens; ++i) positions[static_cast<std::size_t>(i)] = 3 * i;
+    const rope_spec spec = make_spec(128, 128, 5e5, pairing::half_split);
+    const rope_angles a_simd = prepare_or_die(simd, unscaled_frequencies(spec), 0);
+    const rope_angles a_scalar = prepare_or_die(scalar, unscaled_frequencies(spec), 0);
+    const buffer x = random_buffer(storage, s.tokens * s.heads * s.head_dim, 9);
+    for (pairing p : pairings()) {
+      expect_same(run(simd, a_simd, storage, p, direction::forward, s, x, positions, false),
+                  run(scalar, a_scalar, storage, p, direction::forward, s, x, positions, false),
+                  GetParam() + " streaming " + std::string(to_string(storage)) + " " + std::string(to_string(p)));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(fast, every_simd_target, ::testing::ValuesIn(available_simd_targets()),
+                         [](const auto& info) { return info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(every_simd_target);  // a CPU without AVX2
+
+TEST(simd_target, unknown_target_is_refused_with_the_available_ones) {
+  const status s = use_simd_target("neon");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("neon"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("available"), std::string::npos) << s.message;
+}
+
+}  // namespace
+}  // namespace ropecheck::fast
