@@ -1,7 +1,8 @@
 // ropecheck_benchmarks: the throughput table as a Google Benchmark program. Accepts the usual
 // --benchmark_* flags (e.g. --benchmark_filter='64M|67108864'), plus --all (sizes to 1 GiB),
 // --json (print the rows as JSON instead of the text table), --threads=N (only N) and
-// --repetitions=N (best of N per row, default 3).
+// --repetitions=N (best of N per row, default 3) and --simd-target=NAME (e.g. avx2: cap the
+// SIMD kernels' instruction set; default: the best this CPU has).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/throughput.h"
+#include "fast/simd_target.h"
 
 int main(int argc, char** argv) {
   ropecheck::bench::throughput_options options;
@@ -23,6 +25,12 @@ int main(int argc, char** argv) {
       json = true;
     } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
       options.threads = {std::stoi(argv[i] + 10)};
+    } else if (std::strncmp(argv[i], "--simd-target=", 14) == 0) {
+      const auto status = ropecheck::fast::use_simd_target(argv[i] + 14);
+      if (!status.ok()) {
+        std::fprintf(stderr, "ropecheck_benchmarks: --simd-target: %s\n", status.message.c_str());
+        return 2;
+      }
     } else if (std::strncmp(argv[i], "--repetitions=", 14) == 0) {
       options.repetitions = std::stoi(argv[i] + 14);
     } else {

@@ -16,6 +16,7 @@
 
 #include "bench/worker_pool.h"
 #include "fast/kernels.h"
+#include "fast/simd_target.h"
 
 namespace ropecheck::bench {
 
@@ -210,7 +211,7 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
           if (!kernel.supports(storage)) continue;
           for (pairing pair : kernel.pairings) {
             throughput_row row{std::string(kernel.name), std::string(to_string(storage)),
-                               std::string(to_string(pair)), threads, bytes};
+                               std::string(to_string(pair)), threads, bytes, 0, 0, 0, {}};
             configure(benchmark::RegisterBenchmark(
                 kernel_name(row).c_str(),
                 [ws, &kernel, storage, pair, bytes, threads](benchmark::State& s) {
@@ -230,7 +231,9 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
   benchmark::ClearRegisteredBenchmarks();
 
   std::vector<throughput_row> measured;
+  const std::string simd_target = fast::current_simd_target();
   for (throughput_row& row : rows) {
+    row.simd_target = simd_target;
     auto k = collector.bytes_per_second.find(kernel_name(row));
     if (k == collector.bytes_per_second.end()) continue;  // filtered out or failed
     row.gbps = k->second / 1e9;
@@ -252,7 +255,8 @@ nlohmann::json throughput_json(const std::vector<throughput_row>& rows) {
                    {"bytes", r.bytes},
                    {"gbps", r.gbps},
                    {"memcpy_gbps", r.memcpy_gbps},
-                   {"ratio", r.ratio}});
+                   {"ratio", r.ratio},
+                   {"simd_target", r.simd_target}});
   }
   return all;
 }
@@ -260,6 +264,7 @@ nlohmann::json throughput_json(const std::vector<throughput_row>& rows) {
 std::string throughput_text(const std::vector<throughput_row>& rows) {
   std::string text;
   char line[160];
+  if (!rows.empty()) text += "SIMD target: " + rows.front().simd_target + "\n";
   std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7s %10s %8s %8s %6s\n", "kernel", "dtype",
                 "pairing", "threads", "X bytes", "GB/s", "memcpy", "ratio");
   text += line;

@@ -31,6 +31,7 @@ struct throughput_row {
   double gbps = 0;         // (bytes read + bytes written) / s / 1e9
   double memcpy_gbps = 0;  // memcpy of X into Y, same threads, same run
   double ratio = 0;        // gbps / memcpy_gbps
+  std::string simd_target; // what the *_simd kernels dispatched to (fast/simd_target.h)
 };
 
 // X = [tokens, 32 heads, 128] sized 16 KiB (L1) .. 64 MiB (past L3); `all` adds 256 MiB, 1 GiB.
@@ -40,7 +41,8 @@ std::vector<std::int64_t> standard_sizes(bool all);
 // (honouring --benchmark_filter if benchmark::Initialize saw it) and returns the rows.
 std::vector<throughput_row> run_throughput_table(const throughput_options& options);
 
-// [{"kernel", "dtype", "pairing", "threads", "bytes", "gbps", "memcpy_gbps", "ratio"}, ...]
+// [{"kernel", "dtype", "pairing", "threads", "bytes", "gbps", "memcpy_gbps", "ratio",
+//   "simd_target"}, ...]
 nlohmann::json throughput_json(const std::vector<throughput_row>& rows);
 
 // A fixed-width text table of the rows, for terminals.

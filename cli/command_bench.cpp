@@ -1,4 +1,4 @@
-// ropecheck bench [--json] [--all] [--kernel NAME]...: the standard throughput table (Google
+// ropecheck bench [--json] [--all] [--simd-target NAME]: the standard throughput table (Google
 // Benchmark underneath): per kernel × dtype × pairing × threads, GB/s (bytes read + written)
 // and the ratio to a memcpy of the same bytes measured in the same run.
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 #include "bench/throughput.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "fast/simd_target.h"
 
 namespace ropecheck::cli {
 
@@ -16,17 +17,26 @@ void add_bench_command(CLI::App& app, int& exit_status) {
     bool json = false;
     bool all = false;
     int repetitions = 3;
+    std::string simd_target = "best";
   };
   auto options = std::make_shared<bench_options>();
   CLI::App* cmd = app.add_subcommand("bench", "Throughput of every kernel against memcpy");
   cmd->add_flag("--json", options->json,
                 "print a JSON array of {kernel, dtype, pairing, threads, bytes, gbps, "
-                "memcpy_gbps, ratio}");
+                "memcpy_gbps, ratio, simd_target}");
   cmd->add_flag("--all", options->all, "sizes up to 1 GiB (default: up to 64 MiB)");
   cmd->add_option("--repetitions", options->repetitions, "repetitions; the best is kept")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  cmd->add_option("--simd-target", options->simd_target,
+                  "cap the SIMD kernels' instruction set (e.g. avx2; default: the best this CPU has)")
+      ->capture_default_str();
   cmd->callback([options, &exit_status] {
+    if (const fast::status s = fast::use_simd_target(options->simd_target); !s.ok()) {
+      fmt::print(stderr, "ropecheck bench: --simd-target: {}\n", s.message);
+      exit_status = exit_bad_input;
+      return;
+    }
     bench::throughput_options run;
     run.all = options->all;
     run.repetitions = options->repetitions;

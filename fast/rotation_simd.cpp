@@ -178,8 +178,12 @@ struct bfloat16_in_block_order {
     const hn::Repartition<std::int16_t, D> di16;
     const hn::Repartition<std::uint16_t, D> du16;
     // Rounded bits >> 16 as int32 (arithmetic shift: −32768..32767), so the saturating pack
-    // keeps them exactly.
-    const auto packed = hn::BitCast(du16, hn::ReorderDemote2To(di16, rounded_top(d, v0), rounded_top(d, v1)));
+    // keeps them exactly. NaN needs its own rounding (bfloat16_io::rounded_bits); one test
+    // per two vectors sends the rare step with a NaN (or an inf − inf sum) there.
+    const bool any_nan = !hn::AllFalse(d, hn::IsNaN(hn::Add(v0, v1)));
+    const auto packed = hn::BitCast(
+        du16, any_nan ? hn::ReorderDemote2To(di16, rounded_top(d, v0), rounded_top(d, v1))
+                      : hn::ReorderDemote2To(di16, rounded_top_finite(d, v0), rounded_top_finite(d, v1)));
     auto* out = reinterpret_cast<std::uint16_t*>(p);
     if constexpr (kStream) {
       hn::Stream(packed, du16, out);
@@ -201,6 +205,16 @@ struct bfloat16_in_block_order {
   }
 
  private:
+  // Round to nearest even as bfloat16_io::rounded_bits, for non-NaN values only.
+  template <class D>
+  static hn::Vec<hn::RebindToSigned<D>> rounded_top_finite(D d, hn::Vec<D> v) {
+    const hn::RebindToSigned<D> di;
+    const auto bits = hn::BitCast(di, v);
+    const auto lowest_kept = hn::And(hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(), v)),
+                                     hn::Set(hn::RebindToUnsigned<D>(), 1u));
+    const auto rounded = hn::Add(hn::Add(bits, hn::Set(di, 0x7FFF)), hn::BitCast(di, lowest_kept));
+    return hn::ShiftRight<16>(rounded);
+  }
   template <class D>
   static hn::Vec<hn::RebindToSigned<D>> rounded_top(D d, hn::Vec<D> v) {
     const hn::RebindToSigned<D> di;
