@@ -158,13 +158,15 @@ constexpr std::array<kernel_info, 4> registry{{
      "dispatch), scalar fallback",
      angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<0>, nullptr},
     {"on_the_fly_simd",
-     "cos/sin per token from positions in double (SLEEF); AVX2/AVX-512 FMA rotation "
+     "cos/sin per token from positions in double (quarter-turn reduction); AVX2/AVX-512 "
+     "FMA rotation "
      "(Highway, runtime dispatch), scalar fallback",
      angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<1>, nullptr},
     {"cache_scalar", "float32 cos/sin table per position; portable scalar FMA rotation",
      angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<2>, nullptr},
     {"on_the_fly_scalar",
-     "cos/sin per token from positions in double (SLEEF); portable scalar FMA rotation",
+     "cos/sin per token from positions in double (quarter-turn reduction); portable scalar "
+     "FMA rotation",
      angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<3>, nullptr},
 }};
 

@@ -34,11 +34,11 @@ inline constexpr double unfused_output_coefficient = 2.7072;
 // h(v) = 2^⌊log₂|v|⌋, maximal at cos → ½⁺ (2.57313…), rounded up.
 inline constexpr double fused_pair_coefficient = 2.5732;
 
-// §4. The double-precision cos/sin stage before the float32 rounding: SLEEF's sincos
-// (≤ 3.5 ulp of double, the u35 variant fast/cos_sin.cpp calls) and the roundings of the
-// first-order correction for lo (≤ 1.5 ulp): ≤ 5·2^-53 per value, ≤ √2·5·2^-53 < 2^-50 for
-// the pair as a vector; times r. The correction's truncation, lo²/2 with |lo| ≤ |m|·θ_j·2^-53,
-// is added by double_stage_truncation().
+// §4. The double-precision cos/sin stage before the float32 rounding (fast/cos_sin.h): the
+// quarter-turn reduction (≤ 2.4·2^-53 in r) and the polynomials (≤ 1.7·2^-53), or for
+// |hi| ≥ 2^45 SLEEF's sincos_u35 (≤ 3.5 ulp) and its first-order correction for lo (≤ 1.5 ulp):
+// ≤ 5·2^-53 per value, ≤ √2·5·2^-53 < 2^-50 for the pair as a vector; times r. The fallback's
+// truncation, lo²/2 with |lo| ≤ |m|·θ_j·2^-53, is added by double_stage_truncation().
 inline constexpr double cos_sin_double_stage = 0x1p-50;
 
 // §4. Every second-order term (products of two u-sized relative errors, at most 4u² = 2^-46)
