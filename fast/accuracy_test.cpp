@@ -33,7 +33,7 @@ std::vector<std::int64_t> test_positions(std::int64_t limit) {
 // Half the larger gap from |y| to its neighbours in the 16-bit format (0 for float32).
 long double half_ulp_of_output(dtype t, float y) {
   if (t == dtype::float32 || !std::isfinite(y)) return 0;
-  const std::uint16_t bits = t == dtype::float16 ? float_to_float16_bits(y) : float_to_bfloat16_bits(y);
+  const std::uint16_t bits = storage_bits16(t, y);
   const std::uint16_t magnitude = bits & 0x7fff;
   auto value = [t](std::uint16_t b) {
     return static_cast<long double>(t == dtype::float16 ? float16_bits_to_float(b) : bfloat16_bits_to_float(b));

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fast/kernels.h"
-#include "numeric/half.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::fast::testing {
 
@@ -21,26 +21,6 @@ inline const std::vector<dtype>& storage_dtypes() {
 inline const std::vector<pairing>& pairings() {
   static const std::vector<pairing> all{pairing::half_split, pairing::adjacent};
   return all;
-}
-
-inline float decode(dtype t, const std::byte* p) {
-  if (t == dtype::float32) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return t == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
-}
-
-inline void encode(dtype t, std::byte* p, float v) {
-  if (t == dtype::float32) {
-    std::memcpy(p, &v, 4);
-    return;
-  }
-  const std::uint16_t bits = t == dtype::float16 ? float_to_float16_bits(v) : float_to_bfloat16_bits(v);
-  std::memcpy(p, &bits, 2);
 }
 
 // A buffer of n elements of a storage dtype (8-byte aligned storage).
@@ -55,8 +35,8 @@ struct buffer {
 
   std::byte* data() { return reinterpret_cast<std::byte*>(storage.data()); }
   const std::byte* data() const { return reinterpret_cast<const std::byte*>(storage.data()); }
-  float get(std::int64_t i) const { return decode(type, data() + i * static_cast<std::int64_t>(size_of(type))); }
-  void set(std::int64_t i, float v) { encode(type, data() + i * static_cast<std::int64_t>(size_of(type)), v); }
+  float get(std::int64_t i) const { return load_storage_element(type, data() + i * static_cast<std::int64_t>(size_of(type))); }
+  void set(std::int64_t i, float v) { store_storage_element(type, data() + i * static_cast<std::int64_t>(size_of(type)), v); }
   bool same_bits(const buffer& o) const {
     return count == o.count &&
            std::memcmp(data(), o.data(), static_cast<std::size_t>(count) * size_of(type)) == 0;
