@@ -10,8 +10,9 @@
 // kernels agree bit for bit. Error of y_a, first order, with u = 2^-24 and φ the angle:
 // cos/sin rounding |a|·δc + |b|·δs with δ ≤ u·min(|v|, 1/2) (half an ulp, and |c|, |s| < 1),
 // the one rounded product ≤ u·|b·s|, the FMA's single rounding ≤ u·|y_a|. Maximised over
-// (a, b) of norm r and over φ this is 2.5·u·r, reached at a = 0, s = ±1 (y_b likewise); the
-// angle's own error adds ≤ ~0.05·u·r at m = 2^24 (cos_sin.h). Without FMA the a·c product
+// (a, b) of norm r and over φ this is < 2.5·u·r, approached as a → 0, |sin φ| → 1⁻ (y_b
+// likewise; docs/error-bounds.md §2); the angle's own error adds ≤ ~0.05·u·r at m = 2^24
+// (cos_sin.h). Without FMA the a·c product
 // adds u·|a·c| more (3·u·r), which is why every path fuses. With an attention factor f the
 // bound scales by max(1, f).
 #pragma once
