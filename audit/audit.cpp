@@ -36,17 +36,36 @@ std::string bucket_label(int k) {
 }
 
 // Allowed |y − y_exact| for one output: the kernel bound (properties/error_bounds.h) or the
-// user's units, plus the 16-bit store's half spacing, plus the oracle's own error.
+// user's units, plus the 16-bit store's half spacing, plus the oracle's own error. The part
+// proportional to the pair norm depends on (position, frequency) only, so it is computed once
+// per row and frequency (coefficient) and applied per output (allowed).
 struct tolerance_rule {
   std::optional<double> units;
   dtype judged;
+  double coefficient(std::int64_t position, double theta) const {
+    return units ? *units * unit : properties::bounds::working_output_relative(position, theta);
+  }
+  double allowed(double coefficient, double pair_norm, double stored) const {
+    const double floor = units ? 0.0 : properties::bounds::float32_underflow_per_output;
+    return (coefficient * pair_norm + floor) + properties::bounds::store_half_spacing(judged, stored) +
+           properties::bounds::oracle_output_bound(pair_norm);
+  }
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
-    const double oracle = properties::bounds::oracle_output_bound(pair_norm);
-    if (units)
-      return *units * unit * pair_norm + properties::bounds::store_half_spacing(judged, stored) + oracle;
-    return properties::bounds::output_bound(judged, pair_norm, position, theta, stored) + oracle;
+    return allowed(coefficient(position, theta), pair_norm, stored);
   }
 };
+
+// ‖(x_a, x_b)‖. Squares of float32/16 inputs are exact in double and cannot overflow, so one
+// rounded sum and a rounded sqrt (≤ 1.5·2^-53 relative, inside error_bounds.h's slack for the
+// norm) replace hypot; float64 inputs keep hypot's overflow and underflow protection.
+template <bool x_is_float64>
+double pair_norm(double a, double b) {
+  if constexpr (x_is_float64) {
+    return std::hypot(a, b);
+  } else {
+    return std::sqrt(a * a + b * b);
+  }
+}
 
 // One head vector of x and y, as doubles.
 struct vector_view {
@@ -80,16 +99,20 @@ class auditor {
     const reference::double_tier tier(in_.spec, in_.positions);
     attention_ = tier.attention_factor();
     const int pairs = rotary_ / 2;
-    std::vector<reports::error_bucket> buckets(65);
-    for (int k = 0; k < 65; ++k) buckets[k].label = bucket_label(k);
-    std::vector<std::vector<double>> heat(pairs, std::vector<double>(65, 0));
-    std::vector<double> freq_max(pairs, 0);
-    std::vector<std::int64_t> freq_count(pairs, 0);
+    totals t;
+    t.buckets.resize(65);
+    for (int k = 0; k < 65; ++k) t.buckets[k].label = bucket_label(k);
+    t.heat.assign(pairs, std::vector<double>(65, 0));
+    t.freq_max.assign(pairs, 0);
+    t.freq_count.assign(pairs, 0);
     std::vector<std::int64_t> bucket_first(65, INT64_MAX), bucket_last(65, INT64_MIN);
-    double ulp_sum = 0;
-    std::vector<double> ref(d_);
-    vector_view v{std::vector<double>(d_), std::vector<double>(d_)};
     const std::int64_t report_every = std::max<std::int64_t>(rows_ / 100, 1);
+    const auto judge = vector_judge();
+    const std::size_t row_size = static_cast<std::size_t>(in_.heads * d_);
+    std::vector<double> x_row(row_size), y_row(row_size), ref(d_);
+    row_state rs;
+    rs.coefficient.resize(pairs);
+    rs.max_rel.resize(pairs);
 
     for (std::int64_t row = 0; row < rows_; ++row) {
       if (progress && row % report_every == 0) progress(row, rows_);
@@ -97,75 +120,58 @@ class auditor {
       const int k = position_bucket(m);
       bucket_first[k] = std::min(bucket_first[k], m);
       bucket_last[k] = std::max(bucket_last[k], m);
+      rs.row = row;
+      rs.position = m;
+      rs.bucket = k;
+      rs.cos_sin = tier.cos_sin(m);
+      for (int j = 0; j < pairs; ++j) rs.coefficient[j] = rule_.coefficient(m, theta_[j]);
+      std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);
+      rs.vectors = 0;
+      const std::int64_t first = row * in_.heads * d_;
+      to_float64(in_.x, first, x_row, in_.x_file);
+      to_float64(in_.y, first, y_row, in_.y_file);
       for (std::int64_t h = 0; h < in_.heads; ++h) {
-        load(row, h, v);
-        const auto non_finite_x = std::count_if(v.x.begin(), v.x.end(), [](double e) { return !std::isfinite(e); });
+        const std::span<const double> x(x_row.data() + h * d_, static_cast<std::size_t>(d_));
+        const std::span<const double> y(y_row.data() + h * d_, static_cast<std::size_t>(d_));
+        const auto non_finite_x = std::count_if(x.begin(), x.end(), [](double e) { return !std::isfinite(e); });
         if (non_finite_x > 0) {
           r.non_finite += non_finite_x;  // nothing to judge this vector against
           continue;
         }
-        tier.rotate(v.x, m, ref);
+        tier.rotate(x, rs.cos_sin, ref);
         for (int c = rotary_; c < d_; ++c) {
           ++r.passthrough_checked;
-          if (!same_value(v.y[c], v.x[c])) ++r.passthrough_modified;
+          if (!same_value(y[c], x[c])) ++r.passthrough_modified;
         }
-        for (int j = 0; j < pairs; ++j) {
-          const auto [a, b] = pair_of(in_.spec.pair, rotary_, j);
-          const double norm = std::hypot(v.x[a], v.x[b]);
-          for (const int c : {a, b}) {
-            ++r.outputs;
-            const double stored = v.y[c];
-            if (!std::isfinite(stored)) {
-              ++r.non_finite;
-              ++r.outputs_beyond_tolerance;
-              continue;
-            }
-            const double err = std::fabs(stored - ref[c]);
-            const double rel = norm > 0 ? err / norm : (err > 0 ? INFINITY : 0);
-            const double units = rel / unit;
-            // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
-            if (err > rule_.allowed(attention_ * norm, m, theta_[j], stored)) ++r.outputs_beyond_tolerance;
-            r.max_abs_error = std::max(r.max_abs_error, err);
-            if (units > r.max_rel_pair_error_units || r.outputs == 1) {
-              r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
-              r.worst = {row / std::max<std::int64_t>(in_.tokens_per_sequence, 1),
-                         row % std::max<std::int64_t>(in_.tokens_per_sequence, 1), h, c, m, stored, ref[c]};
-            }
-            buckets[k].outputs++;
-            buckets[k].max_units = std::max(buckets[k].max_units, units);
-            heat[j][k] = std::max(heat[j][k], units);
-            freq_max[j] = std::max(freq_max[j], units);
-            ++freq_count[j];
-            // ULPs only where the output does not cancel: |y_exact| ≥ norm / 16.
-            if (std::fabs(ref[c]) >= norm / 16 && norm > 0) {
-              const double u = ulp_distance(stored, ref[c], in_.judged);
-              if (!is_ulp_sentinel(u)) {
-                r.ulp_max = std::max(r.ulp_max, u);
-                ulp_sum += u;
-                ++r.ulp_outputs;
-              }
-            }
-          }
-        }
+        (this->*judge)(rs, h, x, y, ref, r, t);
+      }
+      // Profiles take the row's maximum per frequency: one update per row, not per output.
+      t.buckets[k].outputs += 2 * pairs * rs.vectors;
+      for (int j = 0; j < pairs; ++j) {
+        t.freq_count[j] += 2 * rs.vectors;
+        const double units = rs.max_rel[j] / unit;
+        t.heat[j][k] = std::max(t.heat[j][k], units);
+        t.freq_max[j] = std::max(t.freq_max[j], units);
+        t.buckets[k].max_units = std::max(t.buckets[k].max_units, units);
       }
     }
     if (progress) progress(rows_, rows_);
     r.max_rel_pair_error = r.max_rel_pair_error_units * unit;
     r.max_rel_pair_error_dtype_units =
         r.max_rel_pair_error / std::ldexp(1.0, -precision_bits(in_.judged));
-    r.ulp_mean = r.ulp_outputs > 0 ? ulp_sum / static_cast<double>(r.ulp_outputs) : 0;
+    r.ulp_mean = r.ulp_outputs > 0 ? t.ulp_sum / static_cast<double>(r.ulp_outputs) : 0;
     std::vector<int> used;
     for (int k = 0; k < 65; ++k) {
-      if (buckets[k].outputs == 0) continue;
-      buckets[k].first = bucket_first[k];
-      buckets[k].last = bucket_last[k];
-      r.by_position.push_back(buckets[k]);
+      if (t.buckets[k].outputs == 0) continue;
+      t.buckets[k].first = bucket_first[k];
+      t.buckets[k].last = bucket_last[k];
+      r.by_position.push_back(t.buckets[k]);
       used.push_back(k);
     }
     for (int j = 0; j < pairs; ++j) {
-      r.by_frequency.push_back({std::to_string(j), j, j, freq_count[j], freq_max[j]});
+      r.by_frequency.push_back({std::to_string(j), j, j, t.freq_count[j], t.freq_max[j]});
       std::vector<double> row;
-      for (int k : used) row.push_back(heat[j][k]);
+      for (int k : used) row.push_back(t.heat[j][k]);
       r.by_frequency_and_position.push_back(std::move(row));
     }
     r.passed = r.outputs_beyond_tolerance == 0 && r.passthrough_modified == 0 && r.non_finite == 0;
@@ -174,6 +180,114 @@ class auditor {
   }
 
  private:
+  // What one position row shares across its heads.
+  struct row_state {
+    std::int64_t row = 0, position = 0;
+    int bucket = 0;
+    std::span<const double> cos_sin;   // the double tier's row for this position
+    std::vector<double> coefficient;   // tolerance_rule::coefficient per frequency
+    std::vector<double> max_rel;       // per frequency: max |y − y_exact| / ‖pair‖ over the row
+    std::int64_t vectors = 0;          // head vectors judged (x finite) in the row
+  };
+  // Sums and profiles over the whole dump.
+  struct totals {
+    std::vector<reports::error_bucket> buckets;
+    std::vector<std::vector<double>> heat;
+    std::vector<double> freq_max;
+    std::vector<std::int64_t> freq_count;
+    double ulp_sum = 0;
+  };
+  using judge_function = void (auditor::*)(row_state&, std::int64_t, std::span<const double>,
+                                           std::span<const double>, std::span<const double>,
+                                           reports::audit_report&, totals&) const;
+
+  // The rotated outputs of one head vector against the tier's `ref`, pair by pair. Sums are
+  // kept in locals and the profiles' counts are settled per row (run), so the loop touches
+  // little memory per output; the norm-relative error is divided out once per pair (division
+  // and rounding are monotone, so max(e_a, e_b)/‖pair‖ is the larger of the two outputs'
+  // errors exactly).
+  template <pairing pair, bool x_is_float64>
+  void judge_vector(row_state& rs, std::int64_t h, std::span<const double> x,
+                    std::span<const double> y, std::span<const double> ref,
+                    reports::audit_report& r, totals& t) const {
+    const int pairs = rotary_ / 2;
+    const float_format judged_format = format_of(in_.judged);
+    const bool first_of_audit = r.outputs == 0;
+    r.outputs += 2 * pairs;
+    ++rs.vectors;
+    std::int64_t beyond = 0, ulp_outputs = 0;
+    double max_abs = r.max_abs_error, worst_units = r.max_rel_pair_error_units;
+    double ulp_max = r.ulp_max, ulp_sum = t.ulp_sum;
+    for (int j = 0; j < pairs; ++j) {
+      const int a = pair == pairing::adjacent ? 2 * j : j;
+      const int b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+      const double norm = pair_norm<x_is_float64>(x[a], x[b]);
+      // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
+      const double scaled_norm = attention_ * norm;
+      const double ya = y[a], yb = y[b];
+      const bool finite_a = std::isfinite(ya), finite_b = std::isfinite(yb);
+      if (!(finite_a && finite_b)) [[unlikely]] {
+        // Nothing to measure; counted in run() per judged vector, so taken back here.
+        const int missing = !finite_a + !finite_b;
+        r.non_finite += missing;
+        beyond += missing;
+        t.freq_count[j] -= missing;
+        t.buckets[rs.bucket].outputs -= missing;
+      }
+      // A non-finite output stands in as error 0: neutral for every maximum below.
+      const double err_a = finite_a ? std::fabs(ya - ref[a]) : 0;
+      const double err_b = finite_b ? std::fabs(yb - ref[b]) : 0;
+      beyond += (finite_a && err_a > rule_.allowed(rs.coefficient[j], scaled_norm, ya)) +
+                (finite_b && err_b > rule_.allowed(rs.coefficient[j], scaled_norm, yb));
+      const double err = std::max(err_a, err_b);
+      max_abs = std::max(max_abs, err);
+      const double rel = norm > 0 ? err / norm : (err > 0 ? INFINITY : 0);
+      rs.max_rel[j] = std::max(rs.max_rel[j], rel);
+      if (rel / unit > worst_units || (first_of_audit && j == 0)) [[unlikely]] {
+        // Output by output, as the report defines "worst": the first output of the audit,
+        // then each one strictly above the worst so far.
+        for (const int c : {a, b}) {
+          if (!std::isfinite(y[c])) continue;
+          const double e = c == a ? err_a : err_b;
+          const double units = (norm > 0 ? e / norm : (e > 0 ? INFINITY : 0)) / unit;
+          if (units > worst_units || (first_of_audit && j == 0 && c == a)) {
+            worst_units = std::max(worst_units, units);
+            const std::int64_t per_sequence = std::max<std::int64_t>(in_.tokens_per_sequence, 1);
+            r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c]};
+          }
+        }
+      }
+      // ULPs only where the output does not cancel: |y_exact| ≥ norm / 16 > 0, so the exact
+      // value is not 0 and the distance is never a sentinel.
+      const double cancel_below = norm / 16;
+      if (finite_a && std::fabs(ref[a]) >= cancel_below && norm > 0) {
+        const double u = ulp_distance_of_finite(ya, ref[a], judged_format);
+        ulp_max = std::max(ulp_max, u);
+        ulp_sum += u;
+        ++ulp_outputs;
+      }
+      if (finite_b && std::fabs(ref[b]) >= cancel_below && norm > 0) {
+        const double u = ulp_distance_of_finite(yb, ref[b], judged_format);
+        ulp_max = std::max(ulp_max, u);
+        ulp_sum += u;
+        ++ulp_outputs;
+      }
+    }
+    r.outputs_beyond_tolerance += beyond;
+    r.max_abs_error = max_abs;
+    r.max_rel_pair_error_units = worst_units;
+    r.ulp_max = ulp_max;
+    r.ulp_outputs += ulp_outputs;
+    t.ulp_sum = ulp_sum;
+  }
+
+  judge_function vector_judge() const {
+    const bool x64 = in_.x.type == dtype::float64;
+    if (in_.spec.pair == pairing::adjacent)
+      return x64 ? &auditor::judge_vector<pairing::adjacent, true> : &auditor::judge_vector<pairing::adjacent, false>;
+    return x64 ? &auditor::judge_vector<pairing::half_split, true> : &auditor::judge_vector<pairing::half_split, false>;
+  }
+
   void load(std::int64_t row, std::int64_t head, vector_view& v) const {
     const std::int64_t first = (row * in_.heads + head) * d_;
     to_float64(in_.x, first, v.x, in_.x_file);

@@ -18,7 +18,9 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -73,11 +75,48 @@ constexpr std::optional<std::string_view> ulp_sentinel_name(double distance) {
 namespace ulp_detail {
 
 template <typename Real>
-Real ulp_of(Real exact, float_format f) {
+Real ulp_of_any(Real exact, float_format f) {
   // ilogb(0) is FP_ILOGB0 (very negative), which the subnormal floor absorbs.
   const int exponent =
       exact == 0 ? f.min_normal_exponent : std::max(std::ilogb(exact), f.min_normal_exponent);
   return std::ldexp(Real{1}, exponent - f.precision_bits + 1);
+}
+
+inline long double ulp_of(long double exact, float_format f) { return ulp_of_any(exact, f); }
+
+// For a normal double the exponent is read from its bits: the same value as ilogb/ldexp
+// without two libm calls per element in bulk checks.
+inline double ulp_of(double exact, float_format f) {
+  const auto bits = std::bit_cast<std::uint64_t>(exact);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0 || biased == 0x7ff) return ulp_of_any(exact, f);  // 0, subnormal, inf, NaN
+  const int exponent = std::max(biased - 1023, f.min_normal_exponent) - f.precision_bits + 1;
+  if (exponent < -1022) return std::ldexp(1.0, exponent);  // a subnormal power of two
+  return std::bit_cast<double>(static_cast<std::uint64_t>(exponent + 1023) << 52);
+}
+
+// The distance once every sentinel case is excluded: both finite, not both zero.
+template <typename Real>
+double finite_distance(Real computed, Real exact, float_format f) {
+  const Real distance = std::fabs(computed - exact) / ulp_detail::ulp_of(exact, f);
+  return static_cast<double>(std::min(distance, static_cast<Real>(ulp_distance_saturation)));
+}
+
+// For doubles, multiplying by 1/ulp (a power of two, built from bits) rounds the same real
+// number as dividing by ulp, so it gives the same value — without a division per element.
+// Falls back to dividing when 1/ulp is not a double (ulps below 2^-1023: float64, tiny values).
+inline double finite_distance(double computed, double exact, float_format f) {
+  const auto bits = std::bit_cast<std::uint64_t>(exact);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  // ilogb(exact) for a normal double; zero and subnormals are floored at emin either way.
+  const int ilogb = biased == 0 ? f.min_normal_exponent : biased - 1023;
+  const int inverse_exponent = f.precision_bits - 1 - std::max(ilogb, f.min_normal_exponent);
+  const double difference = std::fabs(computed - exact);
+  const double distance =
+      inverse_exponent <= 1023
+          ? difference * std::bit_cast<double>(static_cast<std::uint64_t>(inverse_exponent + 1023) << 52)
+          : difference / ulp_detail::ulp_of(exact, f);
+  return std::min(distance, ulp_distance_saturation);
 }
 
 template <typename Real>
@@ -101,8 +140,7 @@ double ulp_distance(Real computed, Real exact, float_format f) {
     return std::signbit(computed) == std::signbit(exact) ? 0.0 : ulp_sentinel_signed_zero_mismatch;
   }
 
-  const Real distance = std::fabs(computed - exact) / ulp_of(exact, f);
-  return static_cast<double>(std::min(distance, static_cast<Real>(ulp_distance_saturation)));
+  return finite_distance(computed, exact, f);
 }
 
 }  // namespace ulp_detail
@@ -113,6 +151,12 @@ inline long double ulp_of(long double exact, float_format f) {
   return ulp_detail::ulp_of(exact, f);
 }
 inline double ulp_of(double exact, dtype t) { return ulp_of(exact, format_of(t)); }
+
+// ulp_distance for callers that know both values are finite and not both zero (never a
+// sentinel): the same value without the sentinel tests, for per-element loops.
+inline double ulp_distance_of_finite(double computed, double exact, float_format f) {
+  return ulp_detail::finite_distance(computed, exact, f);
+}
 
 // |computed - exact| / ulp(exact), or one of the sentinels above.
 inline double ulp_distance(double computed, double exact, float_format f) {

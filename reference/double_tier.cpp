@@ -42,11 +42,22 @@ const double* double_tier::row(std::int64_t position) const {
 
 void double_tier::rotate(std::span<const double> x, std::int64_t position, std::span<double> y,
                          rotation_direction direction) const {
+  rotate_by(x, row(position), direction == rotation_direction::forward ? 1.0 : -1.0, y);
+}
+
+void double_tier::rotate(std::span<const double> x, std::span<const double> cos_sin_row,
+                         std::span<double> y) const {
+  if (cos_sin_row.size() != static_cast<std::size_t>(rotary_dim_))
+    throw reference_error(fmt::format("cos_sin_row: has {} elements, rotary_dim is {}",
+                                      cos_sin_row.size(), rotary_dim_));
+  rotate_by(x, cos_sin_row.data(), 1.0, y);
+}
+
+void double_tier::rotate_by(std::span<const double> x, const double* cs, double sign,
+                            std::span<double> y) const {
   if (x.size() != static_cast<std::size_t>(head_dim_) || y.size() != x.size())
     throw reference_error(fmt::format("x: has {} elements (y {}), head_dim is {}", x.size(),
                                       y.size(), head_dim_));
-  const double* cs = row(position);
-  const double sign = direction == rotation_direction::forward ? 1.0 : -1.0;
   std::copy(x.begin() + rotary_dim_, x.end(), y.begin() + rotary_dim_);
   for (int j = 0; j < rotary_dim_ / 2; ++j) {
     const auto [a, b] = pair_of(pair_, rotary_dim_, j);

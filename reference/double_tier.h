@@ -47,6 +47,11 @@ class double_tier {
   void rotate(std::span<const double> x, std::int64_t position, std::span<double> y,
               rotation_direction direction = rotation_direction::forward) const;
 
+  // Forward rotation with a row already looked up (cos_sin(position)): bulk checkers look a
+  // position up once and rotate every head with it.
+  void rotate(std::span<const double> x, std::span<const double> cos_sin_row,
+              std::span<double> y) const;
+
   // A·cos(m·θ_j) and A·sin(m·θ_j), correctly rounded to double.
   double cos_at(std::int64_t position, int j) const { return row(position)[2 * j]; }
   double sin_at(std::int64_t position, int j) const { return row(position)[2 * j + 1]; }
@@ -64,6 +69,8 @@ class double_tier {
 
  private:
   const double* row(std::int64_t position) const;
+  void rotate_by(std::span<const double> x, const double* cos_sin_row, double sign,
+                 std::span<double> y) const;
 
   int head_dim_;
   int rotary_dim_;
