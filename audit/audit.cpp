@@ -345,6 +345,7 @@ class auditor {
                              fmt::format("{} of {} pass-through dims (past rotary_dim {}) differ from "
                                          "the input; they must be copied bit for bit",
                                          r.passthrough_modified, r.passthrough_checked, rotary_)});
+    diagnose_context(r);
     if (r.outputs_beyond_tolerance == 0) return;
     const std::size_t before = r.diagnosis.size();
     const auto rows = sample_rows();
@@ -474,6 +475,33 @@ class auditor {
       r.diagnosis.push_back({"unexplained", fmt::format(
           "{} outputs exceed the tolerance and no known bug pattern (pairing, position offset, "
           "scale factor, 16-bit cos/sin, low-precision angles) explains them", r.outputs_beyond_tolerance)});
+  }
+
+  // position_outside_context: positions no model sequence has (negative), or at or past the
+  // context the config declares (max_position_embeddings; dynamic NTK is built to go past it).
+  // A property of the data, stated without changing the verdict: the rotation there is still
+  // judged against the reference, which is defined for every |m| <= 2^31 - 1.
+  void diagnose_context(reports::audit_report& r) const {
+    const std::int64_t context =
+        in_.spec.scaling.type == scaling_type::dynamic ? 0 : in_.spec.scaling.max_position_embeddings;
+    std::int64_t negative = 0, past = 0, lowest = 0, highest = 0;
+    for (const std::int64_t m : in_.positions) {
+      if (m < 0) {
+        lowest = negative++ == 0 ? m : std::min(lowest, m);
+      } else if (context > 0 && m >= context) {
+        highest = past++ == 0 ? m : std::max(highest, m);
+      }
+    }
+    if (negative > 0)
+      r.diagnosis.push_back({"position_outside_context", fmt::format(
+          "{} of {} rows have negative positions (lowest {}): no model sequence has them (an "
+          "underflowed position offset?); they were judged as rotations by R(m), m < 0",
+          negative, rows_, lowest)});
+    if (past > 0)
+      r.diagnosis.push_back({"position_outside_context", fmt::format(
+          "{} of {} rows have positions at or past max_position_embeddings {} (highest {}): "
+          "beyond the context the model is configured for; the rotation there was still judged "
+          "against the reference", past, rows_, context, highest)});
   }
 
   static double round_to(dtype t, double v) {

@@ -163,7 +163,8 @@ TEST_F(JunitSchema, AuditReportsPassingAndFailingAreValid) {
   std::vector<double> positions(16);
   for (int t = 0; t < 16; ++t) positions[static_cast<std::size_t>(t)] = t * 1000;
   write_npy(path("pos.npy"), from_float64(positions, {16}, dtype::int64));
-  write_text("spec.json", R"({"head_dim": 8})");
+  // Positions past max_position_embeddings: a finding on a passing audit (system-out).
+  write_text("spec.json", R"({"head_dim": 8, "max_position_embeddings": 4096})");
   const std::string inputs = " --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy");
   ASSERT_EQ(run("reference" + inputs + " --out " + path("y.npy") + " --out-dtype float32").exit_code, 0);
 
@@ -177,6 +178,7 @@ TEST_F(JunitSchema, AuditReportsPassingAndFailingAreValid) {
     EXPECT_EQ(schema.problems(xml), "") << name << ":\n" << xml.substr(0, 2000);
   }
   EXPECT_NE(file_text(path("fail.xml")).find("<failure"), std::string::npos);
+  EXPECT_NE(file_text(path("pass.xml")).find("<system-out>[position_outside_context]"), std::string::npos);
 }
 
 TEST_F(JunitSchema, BrokenDocumentsAreRejected) {
