@@ -114,8 +114,19 @@ class auditor {
     rs.coefficient.resize(pairs);
     rs.max_rel.resize(pairs);
 
+    // X and Y are read once, front to back: hand back the pages of every ~4 MiB behind us, so
+    // a memory-mapped multi-GiB dump is not all resident at the end (tensor::release_pages).
+    const std::int64_t row_elements = in_.heads * d_;
+    const std::int64_t release_rows =
+        std::max<std::int64_t>(1, (std::int64_t{4} << 20) / (row_elements * static_cast<std::int64_t>(size_of(in_.x.type))));
+    std::int64_t released = 0;
     for (std::int64_t row = 0; row < rows_; ++row) {
       if (progress && row % report_every == 0) progress(row, rows_);
+      if (row - released == release_rows) {
+        in_.x.release_pages(released * row_elements, (row - released) * row_elements);
+        in_.y.release_pages(released * row_elements, (row - released) * row_elements);
+        released = row;
+      }
       const std::int64_t m = in_.positions[row];
       const int k = position_bucket(m);
       bucket_first[k] = std::min(bucket_first[k], m);
@@ -127,7 +138,7 @@ class auditor {
       for (int j = 0; j < pairs; ++j) rs.coefficient[j] = rule_.coefficient(m, theta_[j]);
       std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);
       rs.vectors = 0;
-      const std::int64_t first = row * in_.heads * d_;
+      const std::int64_t first = row * row_elements;
       to_float64(in_.x, first, x_row, in_.x_file);
       to_float64(in_.y, first, y_row, in_.y_file);
       for (std::int64_t h = 0; h < in_.heads; ++h) {
