@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cfloat>
 #include <cmath>
 #include <numeric>
 
@@ -45,15 +47,31 @@ struct tolerance_rule {
   double coefficient(std::int64_t position, double theta) const {
     return units ? *units * unit : properties::bounds::working_output_relative(position, theta);
   }
+  double floor() const { return units ? 0.0 : properties::bounds::float32_underflow_per_output; }
   double allowed(double coefficient, double pair_norm, double stored) const {
-    const double floor = units ? 0.0 : properties::bounds::float32_underflow_per_output;
-    return (coefficient * pair_norm + floor) + properties::bounds::store_half_spacing(judged, stored) +
+    return (coefficient * pair_norm + floor()) + properties::bounds::store_half_spacing(judged, stored) +
            properties::bounds::oracle_output_bound(pair_norm);
   }
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
     return allowed(coefficient(position, theta), pair_norm, stored);
   }
 };
+
+// std::max by value: the reference std::max returns would make the vectorizer load through a
+// pointer chosen at run time, which it cannot do unconditionally.
+inline double larger(double a, double b) { return a < b ? b : a; }
+
+// keep ? v : +0, as a bitwise AND. With a ?: the compiler computes v only when it is kept —
+// inside a branch, and the vectorizer may not execute a floating-point operation (which could
+// trap) that the program would have skipped.
+inline double kept_or_zero(bool keep, double v) {
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & (std::uint64_t{0} - keep));
+}
+
+// The 16-bit (or float64) store's half spacing next to a finite output (0 for one that is not).
+inline double spacing(dtype judged, bool finite, double stored) {
+  return properties::bounds::store_half_spacing(judged, finite ? stored : 0.0);
+}
 
 // ‖(x_a, x_b)‖. Squares of float32/16 inputs are exact in double and cannot overflow, so one
 // rounded sum and a rounded sqrt (≤ 1.5·2^-53 relative, inside error_bounds.h's slack for the
@@ -71,6 +89,81 @@ double pair_norm(double a, double b) {
 struct vector_view {
   std::vector<double> x, y;
 };
+
+// What judge_pairs needs besides the arrays.
+struct pair_constants {
+  std::int64_t pairs;
+  dtype judged;
+  double floor;       // tolerance_rule::floor()
+  double attention;   // A
+  double worst_rel;   // the worst output so far, as |y − y_exact| / ‖pair‖ (units·2^-24, exact)
+};
+struct pair_counts {
+  std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
+};
+
+// One head vector's rotated outputs against the double tier's `ref`: counts what is beyond
+// tolerance or not finite, and updates per-frequency running maxima and ULP sums. The loop
+// vectorizes: no branch, no call, no reduction but integer sums — every floating-point maximum
+// and sum is kept per frequency and folded by the caller — and the arrays do not alias
+// (restrict). The norm-relative error is divided out once per pair: division and rounding are
+// monotone, so max(e_a, e_b)/‖pair‖ is the larger output's error exactly. Built twice, picked
+// at load time: for AVX2 (where the 64-bit masks and counters vectorize) and for baseline
+// x86-64. Neither contracts to FMA, so both round every operation the same way.
+template <pairing pair, bool x_is_float64, bool judged_float32>
+[[gnu::target_clones("avx2", "default")]] pair_counts judge_pairs(const pair_constants& k, const double* __restrict x,
+                        const double* __restrict y, const double* __restrict ref,
+                        const double* __restrict coefficient, double* __restrict max_rel,
+                        double* __restrict abs_max, double* __restrict ulp_sum,
+                        double* __restrict ulp_max, std::int64_t* __restrict freq_count) {
+  // Known at compile time for float32, so the ULP distance needs no branch on the format.
+  const float_format judged_format = judged_float32 ? float32_format : format_of(k.judged);
+  const std::int64_t pairs = k.pairs;
+  // 64-bit counters and flags, like the doubles: every lane of the vector loop has one width.
+  std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
+  for (std::int64_t j = 0; j < pairs; ++j) {
+    const std::int64_t a = pair == pairing::adjacent ? 2 * j : j;
+    const std::int64_t b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+    const double ya = y[a], yb = y[b], ra = ref[a], rb = ref[b];
+    const double norm = pair_norm<x_is_float64>(x[a], x[b]);
+    // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
+    const double scaled_norm = k.attention * norm;
+    // Non-finite outputs count as beyond tolerance and are not measured (run() counts outputs
+    // per judged vector, so they are taken back here); they stand in as error 0, neutral for
+    // every maximum.
+    const bool finite_a = std::fabs(ya) <= DBL_MAX, finite_b = std::fabs(yb) <= DBL_MAX;
+    const std::int64_t lost = std::int64_t{!finite_a} + std::int64_t{!finite_b};
+    missing += lost;
+    freq_count[j] -= lost;
+    const double err_a = kept_or_zero(finite_a, std::fabs(ya - ra));
+    const double err_b = kept_or_zero(finite_b, std::fabs(yb - rb));
+    // tolerance_rule::allowed, term for term, with the pair's shared part computed once.
+    const double shared = coefficient[j] * scaled_norm + k.floor;
+    const double oracle = properties::bounds::oracle_output_bound(scaled_norm);
+    const double allowed_a = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_a, ya))) + oracle;
+    const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
+    // & rather than &&: every comparison is evaluated, so none needs a branch.
+    beyond += lost + std::int64_t{finite_a & (err_a > allowed_a)} + std::int64_t{finite_b & (err_b > allowed_b)};
+    const double err = larger(err_a, err_b);
+    abs_max[j] = larger(abs_max[j], err);
+    // err / ‖pair‖; for a zero pair err/0 is infinity if err > 0 and NaN (taken as 0) if not.
+    const double rel = larger(0.0, err / norm);
+    max_rel[j] = larger(max_rel[j], rel);
+    above_worst |= std::int64_t{rel > k.worst_rel};
+    // ULPs only where the output does not cancel: |y_exact| >= norm / 16 > 0, so the exact
+    // value is not 0 and the distance is never a sentinel.
+    const double cancel_below = norm / 16;
+    const bool ulp_a = finite_a & (std::fabs(ra) >= cancel_below) & (norm > 0);
+    const bool ulp_b = finite_b & (std::fabs(rb) >= cancel_below) & (norm > 0);
+    const double u_a = kept_or_zero(ulp_a, ulp_distance_of_difference(err_a, ra, judged_format));
+    const double u_b = kept_or_zero(ulp_b, ulp_distance_of_difference(err_b, rb, judged_format));
+    ulp_sum[j] += u_a;
+    ulp_sum[j] += u_b;
+    ulp_max[j] = larger(ulp_max[j], larger(u_a, u_b));
+    ulp_outputs += std::int64_t{ulp_a} + std::int64_t{ulp_b};
+  }
+  return {beyond, missing, ulp_outputs, above_worst};
+}
 
 // How well the sampled outputs match an alternative reference: the fraction within tolerance.
 struct explanation {
@@ -105,6 +198,9 @@ class auditor {
     t.heat.assign(pairs, std::vector<double>(65, 0));
     t.freq_max.assign(pairs, 0);
     t.freq_count.assign(pairs, 0);
+    t.abs_max.assign(pairs, 0);
+    t.ulp_sum.assign(pairs, 0);
+    t.ulp_max.assign(pairs, 0);
     std::vector<std::int64_t> bucket_first(65, INT64_MAX), bucket_last(65, INT64_MIN);
     const std::int64_t report_every = std::max<std::int64_t>(rows_ / 100, 1);
     const auto judge = vector_judge();
@@ -170,7 +266,13 @@ class auditor {
     r.max_rel_pair_error = r.max_rel_pair_error_units * unit;
     r.max_rel_pair_error_dtype_units =
         r.max_rel_pair_error / std::ldexp(1.0, -precision_bits(in_.judged));
-    r.ulp_mean = r.ulp_outputs > 0 ? t.ulp_sum / static_cast<double>(r.ulp_outputs) : 0;
+    double ulp_sum = 0;
+    for (int j = 0; j < pairs; ++j) {
+      r.max_abs_error = std::max(r.max_abs_error, t.abs_max[j]);
+      r.ulp_max = std::max(r.ulp_max, t.ulp_max[j]);
+      ulp_sum += t.ulp_sum[j];
+    }
+    r.ulp_mean = r.ulp_outputs > 0 ? ulp_sum / static_cast<double>(r.ulp_outputs) : 0;
     std::vector<int> used;
     for (int k = 0; k < 65; ++k) {
       if (t.buckets[k].outputs == 0) continue;
@@ -206,97 +308,68 @@ class auditor {
     std::vector<std::vector<double>> heat;
     std::vector<double> freq_max;
     std::vector<std::int64_t> freq_count;
-    double ulp_sum = 0;
+    // Per frequency, folded in run(): max |y − y_exact|, and the ULP distances' sum and max.
+    std::vector<double> abs_max, ulp_sum, ulp_max;
   };
   using judge_function = void (auditor::*)(row_state&, std::int64_t, std::span<const double>,
                                            std::span<const double>, std::span<const double>,
                                            reports::audit_report&, totals&) const;
 
-  // The rotated outputs of one head vector against the tier's `ref`, pair by pair. Sums are
-  // kept in locals and the profiles' counts are settled per row (run), so the loop touches
-  // little memory per output; the norm-relative error is divided out once per pair (division
-  // and rounding are monotone, so max(e_a, e_b)/‖pair‖ is the larger of the two outputs'
-  // errors exactly).
-  template <pairing pair, bool x_is_float64>
+  // The rotated outputs of one head vector against the tier's `ref` (judge_pairs), then the
+  // rare "worst output" update, a second, ordered pass over the vector.
+  template <pairing pair, bool x_is_float64, bool judged_float32>
   void judge_vector(row_state& rs, std::int64_t h, std::span<const double> x,
                     std::span<const double> y, std::span<const double> ref,
                     reports::audit_report& r, totals& t) const {
-    const int pairs = rotary_ / 2;
-    const float_format judged_format = format_of(in_.judged);
+    const pair_constants k{rotary_ / 2, in_.judged, rule_.floor(), attention_,
+                           r.max_rel_pair_error_units * unit};
+    const pair_counts n = judge_pairs<pair, x_is_float64, judged_float32>(
+        k, x.data(), y.data(), ref.data(), rs.coefficient.data(), rs.max_rel.data(), t.abs_max.data(),
+        t.ulp_sum.data(), t.ulp_max.data(), t.freq_count.data());
     const bool first_of_audit = r.outputs == 0;
-    r.outputs += 2 * pairs;
+    r.outputs += 2 * k.pairs;
     ++rs.vectors;
-    std::int64_t beyond = 0, ulp_outputs = 0;
-    double max_abs = r.max_abs_error, worst_units = r.max_rel_pair_error_units;
-    double ulp_max = r.ulp_max, ulp_sum = t.ulp_sum;
+    r.non_finite += n.missing;
+    t.buckets[rs.bucket].outputs -= n.missing;
+    r.outputs_beyond_tolerance += n.beyond;
+    r.ulp_outputs += n.ulp_outputs;
+    if (n.above_worst || first_of_audit) [[unlikely]]
+      update_worst<pair, x_is_float64>(rs, h, x, y, ref, first_of_audit, r);
+  }
+
+  // Output by output, as the report defines "worst": the first output of the audit, then
+  // each one strictly above the worst so far.
+  template <pairing pair, bool x_is_float64>
+  void update_worst(const row_state& rs, std::int64_t h, std::span<const double> x,
+                    std::span<const double> y, std::span<const double> ref, bool first_of_audit,
+                    reports::audit_report& r) const {
+    const int pairs = rotary_ / 2;
+    const std::int64_t per_sequence = std::max<std::int64_t>(in_.tokens_per_sequence, 1);
     for (int j = 0; j < pairs; ++j) {
       const int a = pair == pairing::adjacent ? 2 * j : j;
       const int b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
       const double norm = pair_norm<x_is_float64>(x[a], x[b]);
-      // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
-      const double scaled_norm = attention_ * norm;
-      const double ya = y[a], yb = y[b];
-      const bool finite_a = std::isfinite(ya), finite_b = std::isfinite(yb);
-      if (!(finite_a && finite_b)) [[unlikely]] {
-        // Nothing to measure; counted in run() per judged vector, so taken back here.
-        const int missing = !finite_a + !finite_b;
-        r.non_finite += missing;
-        beyond += missing;
-        t.freq_count[j] -= missing;
-        t.buckets[rs.bucket].outputs -= missing;
-      }
-      // A non-finite output stands in as error 0: neutral for every maximum below.
-      const double err_a = finite_a ? std::fabs(ya - ref[a]) : 0;
-      const double err_b = finite_b ? std::fabs(yb - ref[b]) : 0;
-      beyond += (finite_a && err_a > rule_.allowed(rs.coefficient[j], scaled_norm, ya)) +
-                (finite_b && err_b > rule_.allowed(rs.coefficient[j], scaled_norm, yb));
-      const double err = std::max(err_a, err_b);
-      max_abs = std::max(max_abs, err);
-      const double rel = norm > 0 ? err / norm : (err > 0 ? INFINITY : 0);
-      rs.max_rel[j] = std::max(rs.max_rel[j], rel);
-      if (rel / unit > worst_units || (first_of_audit && j == 0)) [[unlikely]] {
-        // Output by output, as the report defines "worst": the first output of the audit,
-        // then each one strictly above the worst so far.
-        for (const int c : {a, b}) {
-          if (!std::isfinite(y[c])) continue;
-          const double e = c == a ? err_a : err_b;
-          const double units = (norm > 0 ? e / norm : (e > 0 ? INFINITY : 0)) / unit;
-          if (units > worst_units || (first_of_audit && j == 0 && c == a)) {
-            worst_units = std::max(worst_units, units);
-            const std::int64_t per_sequence = std::max<std::int64_t>(in_.tokens_per_sequence, 1);
-            r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c]};
-          }
+      for (const int c : {a, b}) {
+        if (!std::isfinite(y[c])) continue;
+        const double err = std::fabs(y[c] - ref[c]);
+        const double units = (norm > 0 ? err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
+        if (units > r.max_rel_pair_error_units || (first_of_audit && j == 0 && c == a)) {
+          r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
+          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c]};
         }
       }
-      // ULPs only where the output does not cancel: |y_exact| ≥ norm / 16 > 0, so the exact
-      // value is not 0 and the distance is never a sentinel.
-      const double cancel_below = norm / 16;
-      if (finite_a && std::fabs(ref[a]) >= cancel_below && norm > 0) {
-        const double u = ulp_distance_of_finite(ya, ref[a], judged_format);
-        ulp_max = std::max(ulp_max, u);
-        ulp_sum += u;
-        ++ulp_outputs;
-      }
-      if (finite_b && std::fabs(ref[b]) >= cancel_below && norm > 0) {
-        const double u = ulp_distance_of_finite(yb, ref[b], judged_format);
-        ulp_max = std::max(ulp_max, u);
-        ulp_sum += u;
-        ++ulp_outputs;
-      }
     }
-    r.outputs_beyond_tolerance += beyond;
-    r.max_abs_error = max_abs;
-    r.max_rel_pair_error_units = worst_units;
-    r.ulp_max = ulp_max;
-    r.ulp_outputs += ulp_outputs;
-    t.ulp_sum = ulp_sum;
   }
 
   judge_function vector_judge() const {
-    const bool x64 = in_.x.type == dtype::float64;
-    if (in_.spec.pair == pairing::adjacent)
-      return x64 ? &auditor::judge_vector<pairing::adjacent, true> : &auditor::judge_vector<pairing::adjacent, false>;
-    return x64 ? &auditor::judge_vector<pairing::half_split, true> : &auditor::judge_vector<pairing::half_split, false>;
+    const bool x64 = in_.x.type == dtype::float64, f32 = in_.judged == dtype::float32;
+    const bool adjacent = in_.spec.pair == pairing::adjacent;
+    constexpr auto half = pairing::half_split, adj = pairing::adjacent;
+    if (adjacent)
+      return x64 ? (f32 ? &auditor::judge_vector<adj, true, true> : &auditor::judge_vector<adj, true, false>)
+                 : (f32 ? &auditor::judge_vector<adj, false, true> : &auditor::judge_vector<adj, false, false>);
+    return x64 ? (f32 ? &auditor::judge_vector<half, true, true> : &auditor::judge_vector<half, true, false>)
+               : (f32 ? &auditor::judge_vector<half, false, true> : &auditor::judge_vector<half, false, false>);
   }
 
   void load(std::int64_t row, std::int64_t head, vector_view& v) const {

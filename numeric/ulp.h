@@ -102,21 +102,32 @@ double finite_distance(Real computed, Real exact, float_format f) {
   return static_cast<double>(std::min(distance, static_cast<Real>(ulp_distance_saturation)));
 }
 
-// For doubles, multiplying by 1/ulp (a power of two, built from bits) rounds the same real
-// number as dividing by ulp, so it gives the same value — without a division per element.
-// Falls back to dividing when 1/ulp is not a double (ulps below 2^-1023: float64, tiny values).
-inline double finite_distance(double computed, double exact, float_format f) {
-  const auto bits = std::bit_cast<std::uint64_t>(exact);
-  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-  // ilogb(exact) for a normal double; zero and subnormals are floored at emin either way.
-  const int ilogb = biased == 0 ? f.min_normal_exponent : biased - 1023;
-  const int inverse_exponent = f.precision_bits - 1 - std::max(ilogb, f.min_normal_exponent);
-  const double difference = std::fabs(computed - exact);
-  const double distance =
-      inverse_exponent <= 1023
-          ? difference * std::bit_cast<double>(static_cast<std::uint64_t>(inverse_exponent + 1023) << 52)
-          : difference / ulp_detail::ulp_of(exact, f);
+// 1/ulp(exact) for a finite double, with no branch and no division (so loops over elements
+// vectorize): the binade of |exact| (its exponent bits) floored at 2^emin, inverted by exponent
+// arithmetic. Exact whenever the inverse is a normal double, which holds for every format with
+// emin + 1023 >= p − 1: float32, float16, bfloat16 (not float64, whose tiny ulps have no
+// double inverse).
+constexpr bool has_inverse_ulp(float_format f) {
+  return f.min_normal_exponent + 1023 >= f.precision_bits - 1;
+}
+inline double inverse_ulp(double exact, float_format f) {
+  constexpr std::uint64_t exponent_bits = 0x7FF0000000000000u;
+  const double binade = std::bit_cast<double>(std::bit_cast<std::uint64_t>(exact) & exponent_bits);
+  const double floor = std::bit_cast<double>(static_cast<std::uint64_t>(f.min_normal_exponent + 1023) << 52);
+  const auto floored = std::bit_cast<std::uint64_t>(std::max(binade, floor));
+  // 2^(p−1−e) has biased exponent (p − 1 − e) + 1023 = 2045 + p − (e + 1023).
+  return std::bit_cast<double>((static_cast<std::uint64_t>(2045 + f.precision_bits) << 52) - floored);
+}
+
+// For doubles, multiplying by 1/ulp (a power of two) rounds the same real number as dividing
+// by ulp, so it gives the same value without a division per element; float64 divides.
+inline double distance_of_difference(double difference, double exact, float_format f) {
+  const double distance = has_inverse_ulp(f) ? difference * inverse_ulp(exact, f)
+                                             : difference / ulp_detail::ulp_of(exact, f);
   return std::min(distance, ulp_distance_saturation);
+}
+inline double finite_distance(double computed, double exact, float_format f) {
+  return distance_of_difference(std::fabs(computed - exact), exact, f);
 }
 
 template <typename Real>
@@ -156,6 +167,10 @@ inline double ulp_of(double exact, dtype t) { return ulp_of(exact, format_of(t))
 // sentinel): the same value without the sentinel tests, for per-element loops.
 inline double ulp_distance_of_finite(double computed, double exact, float_format f) {
   return ulp_detail::finite_distance(computed, exact, f);
+}
+// The same from |computed − exact|, for loops that already have it.
+inline double ulp_distance_of_difference(double difference, double exact, float_format f) {
+  return ulp_detail::distance_of_difference(difference, exact, f);
 }
 
 // |computed - exact| / ulp(exact), or one of the sentinels above.

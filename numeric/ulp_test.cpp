@@ -94,6 +94,23 @@ TEST(ulp_distance, narrow_formats_use_their_own_precision) {
   EXPECT_EQ(ulp_distance(std::nextafter(1.0, 0.0), 1.0, dtype::float64), 0.5);
 }
 
+// The branch-free inverse is exactly 1/ulp in every binade, zeros and subnormals included,
+// for the formats that have one.
+TEST(ulp_of, inverse_is_exact_for_float32_float16_bfloat16) {
+  EXPECT_FALSE(ulp_detail::has_inverse_ulp(float64_format));
+  int checked = 0;
+  for (const float_format f : {float32_format, float16_format, bfloat16_format}) {
+    ASSERT_TRUE(ulp_detail::has_inverse_ulp(f));
+    for (int e = -1074; e <= 1023; ++e)
+      for (const double v : {std::ldexp(1.0, e), -std::ldexp(1.5, std::min(e, 1022)),
+                             std::nextafter(std::ldexp(1.0, e), 0.0), 0.0, -0.0}) {
+        ASSERT_EQ(ulp_detail::inverse_ulp(v, f), 1 / ulp_detail::ulp_of_any(v, f)) << v;
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 3 * 2098 * 5);
+}
+
 // The per-element entry point (a multiplication by 1/ulp built from bits) gives exactly the
 // definition |computed − exact| / ulp(exact), saturated, and so does ulp_distance.
 TEST(ulp_distance, finite_entry_point_equals_the_definition) {
@@ -108,6 +125,7 @@ TEST(ulp_distance, finite_entry_point_equals_the_definition) {
             std::fabs(computed - exact) / ulp_detail::ulp_of_any(exact, f), ulp_distance_saturation);
         EXPECT_EQ(ulp_distance_of_finite(computed, exact, f), definition) << computed << " vs " << exact;
         EXPECT_EQ(ulp_distance(computed, exact, f), definition) << computed << " vs " << exact;
+        EXPECT_EQ(ulp_distance_of_difference(std::fabs(computed - exact), exact, f), definition);
         ++checked;
       }
   EXPECT_EQ(checked, 4 * (8 * 7 - 3));  // per format, exact 0 skips 0, -0 and 0·(1 + 2^-20)

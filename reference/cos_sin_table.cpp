@@ -5,7 +5,9 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -54,9 +56,13 @@ dd::number to_double_double(const mp_real& x) {
 // True when every real within `error` of v.hi + v.lo rounds to v.hi. Rounding is monotone and
 // the half gaps are exact, so the comparisons, although rounded, never accept a wrong case.
 bool rounds_to_hi(dd::number v, double error) {
-  if (!(std::fabs(v.hi) >= 0x1p-1000) || !std::isfinite(v.hi)) return false;
-  const double up = std::nextafter(v.hi, INFINITY) - v.hi;
-  const double down = v.hi - std::nextafter(v.hi, -INFINITY);
+  if (!(std::fabs(v.hi) >= 0x1p-1000 && std::fabs(v.hi) <= 0x1p1000)) return false;  // NaN too
+  // The neighbours of a normal, non-extreme double are one step of its bits away (nextafter
+  // without the call); which one is above depends on the sign.
+  const auto bits = std::bit_cast<std::uint64_t>(v.hi);
+  const double away = std::bit_cast<double>(bits + 1), toward = std::bit_cast<double>(bits - 1);
+  const double above = v.hi > 0 ? away : toward, below = v.hi > 0 ? toward : away;
+  const double up = above - v.hi, down = v.hi - below;
   return v.lo + error < up / 2 && v.lo - error > -down / 2;
 }
 
