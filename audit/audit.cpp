@@ -1,3 +1,5 @@
+// The auditor (audit.h): every output of X, Y against the double tier in one pass of a
+// vectorized loop per head vector, profiles folded per row, then the diagnosis on samples.
 #include "audit/audit.h"
 
 #include <fmt/format.h>
@@ -68,7 +70,8 @@ inline double kept_or_zero(bool keep, double v) {
   return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & (std::uint64_t{0} - keep));
 }
 
-// The 16-bit (or float64) store's half spacing next to a finite output (0 for one that is not).
+// The 16-bit (or float64) store's half spacing next to an output; a non-finite one (whose
+// comparison is discarded) is replaced by 0 so that nothing non-finite reaches ulp_of.
 inline double spacing(dtype judged, bool finite, double stored) {
   return properties::bounds::store_half_spacing(judged, finite ? stored : 0.0);
 }
