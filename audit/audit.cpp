@@ -1,8 +1,12 @@
+// The auditor (audit.h): every output of X, Y against the double tier in one pass of a
+// vectorized loop per head vector, profiles folded per row, then the diagnosis on samples.
 #include "audit/audit.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cfloat>
 #include <cmath>
 #include <numeric>
 
@@ -36,22 +40,133 @@ std::string bucket_label(int k) {
 }
 
 // Allowed |y − y_exact| for one output: the kernel bound (properties/error_bounds.h) or the
-// user's units, plus the 16-bit store's half spacing, plus the oracle's own error.
+// user's units, plus the 16-bit store's half spacing, plus the oracle's own error. The part
+// proportional to the pair norm depends on (position, frequency) only, so it is computed once
+// per row and frequency (coefficient) and applied per output (allowed).
 struct tolerance_rule {
   std::optional<double> units;
   dtype judged;
+  double coefficient(std::int64_t position, double theta) const {
+    return units ? *units * unit : properties::bounds::working_output_relative(position, theta);
+  }
+  double floor() const { return units ? 0.0 : properties::bounds::float32_underflow_per_output; }
+  double allowed(double coefficient, double pair_norm, double stored) const {
+    return (coefficient * pair_norm + floor()) + properties::bounds::store_half_spacing(judged, stored) +
+           properties::bounds::oracle_output_bound(pair_norm);
+  }
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
-    const double oracle = properties::bounds::oracle_output_bound(pair_norm);
-    if (units)
-      return *units * unit * pair_norm + properties::bounds::store_half_spacing(judged, stored) + oracle;
-    return properties::bounds::output_bound(judged, pair_norm, position, theta, stored) + oracle;
+    return allowed(coefficient(position, theta), pair_norm, stored);
   }
 };
+
+// std::max by value: the reference std::max returns would make the vectorizer load through a
+// pointer chosen at run time, which it cannot do unconditionally.
+inline double larger(double a, double b) { return a < b ? b : a; }
+
+// keep ? v : +0, as a bitwise AND. With a ?: the compiler computes v only when it is kept —
+// inside a branch, and the vectorizer may not execute a floating-point operation (which could
+// trap) that the program would have skipped.
+inline double kept_or_zero(bool keep, double v) {
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & (std::uint64_t{0} - keep));
+}
+
+// The 16-bit (or float64) store's half spacing next to an output; a non-finite one (whose
+// comparison is discarded) is replaced by 0 so that nothing non-finite reaches ulp_of.
+inline double spacing(dtype judged, bool finite, double stored) {
+  return properties::bounds::store_half_spacing(judged, finite ? stored : 0.0);
+}
+
+// ‖(x_a, x_b)‖. Squares of float32/16 inputs are exact in double and cannot overflow, so one
+// rounded sum and a rounded sqrt (≤ 1.5·2^-53 relative, inside error_bounds.h's slack for the
+// norm) replace hypot; float64 inputs keep hypot's overflow and underflow protection.
+template <bool x_is_float64>
+double pair_norm(double a, double b) {
+  if constexpr (x_is_float64) {
+    return std::hypot(a, b);
+  } else {
+    return std::sqrt(a * a + b * b);
+  }
+}
 
 // One head vector of x and y, as doubles.
 struct vector_view {
   std::vector<double> x, y;
 };
+
+// What judge_pairs needs besides the arrays.
+struct pair_constants {
+  std::int64_t pairs;
+  dtype judged;
+  double floor;       // tolerance_rule::floor()
+  double attention;   // A
+  double worst_rel;   // the worst output so far, as |y − y_exact| / ‖pair‖ (units·2^-24, exact)
+};
+struct pair_counts {
+  std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
+};
+
+// One head vector's rotated outputs against the double tier's `ref`: counts what is beyond
+// tolerance or not finite, and updates per-frequency running maxima and ULP sums. The loop
+// vectorizes: no branch, no call, no reduction but integer sums — every floating-point maximum
+// and sum is kept per frequency and folded by the caller — and the arrays do not alias
+// (restrict). The norm-relative error is divided out once per pair: division and rounding are
+// monotone, so max(e_a, e_b)/‖pair‖ is the larger output's error exactly. Built twice, picked
+// at load time: for AVX2 (where the 64-bit masks and counters vectorize) and for baseline
+// x86-64. Neither contracts to FMA, so both round every operation the same way.
+template <pairing pair, bool x_is_float64, bool judged_float32>
+[[gnu::target_clones("avx2", "default")]] pair_counts judge_pairs(const pair_constants& k, const double* __restrict x,
+                        const double* __restrict y, const double* __restrict ref,
+                        const double* __restrict coefficient, double* __restrict max_rel,
+                        double* __restrict abs_max, double* __restrict ulp_sum,
+                        double* __restrict ulp_max, std::int64_t* __restrict freq_count) {
+  // Known at compile time for float32, so the ULP distance needs no branch on the format.
+  const float_format judged_format = judged_float32 ? float32_format : format_of(k.judged);
+  const std::int64_t pairs = k.pairs;
+  // 64-bit counters and flags, like the doubles: every lane of the vector loop has one width.
+  std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
+  for (std::int64_t j = 0; j < pairs; ++j) {
+    const std::int64_t a = pair == pairing::adjacent ? 2 * j : j;
+    const std::int64_t b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+    const double ya = y[a], yb = y[b], ra = ref[a], rb = ref[b];
+    const double norm = pair_norm<x_is_float64>(x[a], x[b]);
+    // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
+    const double scaled_norm = k.attention * norm;
+    // Non-finite outputs count as beyond tolerance and are not measured (run() counts outputs
+    // per judged vector, so they are taken back here); they stand in as error 0, neutral for
+    // every maximum.
+    const bool finite_a = std::fabs(ya) <= DBL_MAX, finite_b = std::fabs(yb) <= DBL_MAX;
+    const std::int64_t lost = std::int64_t{!finite_a} + std::int64_t{!finite_b};
+    missing += lost;
+    freq_count[j] -= lost;
+    const double err_a = kept_or_zero(finite_a, std::fabs(ya - ra));
+    const double err_b = kept_or_zero(finite_b, std::fabs(yb - rb));
+    // tolerance_rule::allowed, term for term, with the pair's shared part computed once.
+    const double shared = coefficient[j] * scaled_norm + k.floor;
+    const double oracle = properties::bounds::oracle_output_bound(scaled_norm);
+    const double allowed_a = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_a, ya))) + oracle;
+    const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
+    // & rather than &&: every comparison is evaluated, so none needs a branch.
+    beyond += lost + std::int64_t{finite_a & (err_a > allowed_a)} + std::int64_t{finite_b & (err_b > allowed_b)};
+    const double err = larger(err_a, err_b);
+    abs_max[j] = larger(abs_max[j], err);
+    // err / ‖pair‖; for a zero pair err/0 is infinity if err > 0 and NaN (taken as 0) if not.
+    const double rel = larger(0.0, err / norm);
+    max_rel[j] = larger(max_rel[j], rel);
+    above_worst |= std::int64_t{rel > k.worst_rel};
+    // ULPs only where the output does not cancel: |y_exact| >= norm / 16 > 0, so the exact
+    // value is not 0 and the distance is never a sentinel.
+    const double cancel_below = norm / 16;
+    const bool ulp_a = finite_a & (std::fabs(ra) >= cancel_below) & (norm > 0);
+    const bool ulp_b = finite_b & (std::fabs(rb) >= cancel_below) & (norm > 0);
+    const double u_a = kept_or_zero(ulp_a, ulp_distance_of_difference(err_a, ra, judged_format));
+    const double u_b = kept_or_zero(ulp_b, ulp_distance_of_difference(err_b, rb, judged_format));
+    ulp_sum[j] += u_a;
+    ulp_sum[j] += u_b;
+    ulp_max[j] = larger(ulp_max[j], larger(u_a, u_b));
+    ulp_outputs += std::int64_t{ulp_a} + std::int64_t{ulp_b};
+  }
+  return {beyond, missing, ulp_outputs, above_worst};
+}
 
 // How well the sampled outputs match an alternative reference: the fraction within tolerance.
 struct explanation {
@@ -80,92 +195,99 @@ class auditor {
     const reference::double_tier tier(in_.spec, in_.positions);
     attention_ = tier.attention_factor();
     const int pairs = rotary_ / 2;
-    std::vector<reports::error_bucket> buckets(65);
-    for (int k = 0; k < 65; ++k) buckets[k].label = bucket_label(k);
-    std::vector<std::vector<double>> heat(pairs, std::vector<double>(65, 0));
-    std::vector<double> freq_max(pairs, 0);
-    std::vector<std::int64_t> freq_count(pairs, 0);
+    totals t;
+    t.buckets.resize(65);
+    for (int k = 0; k < 65; ++k) t.buckets[k].label = bucket_label(k);
+    t.heat.assign(pairs, std::vector<double>(65, 0));
+    t.freq_max.assign(pairs, 0);
+    t.freq_count.assign(pairs, 0);
+    t.abs_max.assign(pairs, 0);
+    t.ulp_sum.assign(pairs, 0);
+    t.ulp_max.assign(pairs, 0);
     std::vector<std::int64_t> bucket_first(65, INT64_MAX), bucket_last(65, INT64_MIN);
-    double ulp_sum = 0;
-    std::vector<double> ref(d_);
-    vector_view v{std::vector<double>(d_), std::vector<double>(d_)};
     const std::int64_t report_every = std::max<std::int64_t>(rows_ / 100, 1);
+    const auto judge = vector_judge();
+    const std::size_t row_size = static_cast<std::size_t>(in_.heads * d_);
+    std::vector<double> x_row(row_size), y_row(row_size), ref(d_);
+    row_state rs;
+    rs.coefficient.resize(pairs);
+    rs.max_rel.resize(pairs);
 
+    // X and Y are read once, front to back: hand back the pages of every ~4 MiB behind us, so
+    // a memory-mapped multi-GiB dump is not all resident at the end (tensor::release_pages).
+    const std::int64_t row_elements = in_.heads * d_;
+    const std::int64_t release_rows =
+        std::max<std::int64_t>(1, (std::int64_t{4} << 20) / (row_elements * static_cast<std::int64_t>(size_of(in_.x.type))));
+    std::int64_t released = 0;
     for (std::int64_t row = 0; row < rows_; ++row) {
       if (progress && row % report_every == 0) progress(row, rows_);
+      if (row - released == release_rows) {
+        in_.x.release_pages(released * row_elements, (row - released) * row_elements);
+        in_.y.release_pages(released * row_elements, (row - released) * row_elements);
+        released = row;
+      }
       const std::int64_t m = in_.positions[row];
       const int k = position_bucket(m);
       bucket_first[k] = std::min(bucket_first[k], m);
       bucket_last[k] = std::max(bucket_last[k], m);
+      rs.row = row;
+      rs.position = m;
+      rs.bucket = k;
+      rs.cos_sin = tier.cos_sin(m);
+      for (int j = 0; j < pairs; ++j) rs.coefficient[j] = rule_.coefficient(m, theta_[j]);
+      std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);
+      rs.vectors = 0;
+      const std::int64_t first = row * row_elements;
+      to_float64(in_.x, first, x_row, in_.x_file);
+      to_float64(in_.y, first, y_row, in_.y_file);
       for (std::int64_t h = 0; h < in_.heads; ++h) {
-        load(row, h, v);
-        const auto non_finite_x = std::count_if(v.x.begin(), v.x.end(), [](double e) { return !std::isfinite(e); });
+        const std::span<const double> x(x_row.data() + h * d_, static_cast<std::size_t>(d_));
+        const std::span<const double> y(y_row.data() + h * d_, static_cast<std::size_t>(d_));
+        const auto non_finite_x = std::count_if(x.begin(), x.end(), [](double e) { return !std::isfinite(e); });
         if (non_finite_x > 0) {
           r.non_finite += non_finite_x;  // nothing to judge this vector against
           continue;
         }
-        tier.rotate(v.x, m, ref);
+        tier.rotate(x, rs.cos_sin, ref);
         for (int c = rotary_; c < d_; ++c) {
           ++r.passthrough_checked;
-          if (!same_value(v.y[c], v.x[c])) ++r.passthrough_modified;
+          if (!same_value(y[c], x[c])) ++r.passthrough_modified;
         }
-        for (int j = 0; j < pairs; ++j) {
-          const auto [a, b] = pair_of(in_.spec.pair, rotary_, j);
-          const double norm = std::hypot(v.x[a], v.x[b]);
-          for (const int c : {a, b}) {
-            ++r.outputs;
-            const double stored = v.y[c];
-            if (!std::isfinite(stored)) {
-              ++r.non_finite;
-              ++r.outputs_beyond_tolerance;
-              continue;
-            }
-            const double err = std::fabs(stored - ref[c]);
-            const double rel = norm > 0 ? err / norm : (err > 0 ? INFINITY : 0);
-            const double units = rel / unit;
-            // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
-            if (err > rule_.allowed(attention_ * norm, m, theta_[j], stored)) ++r.outputs_beyond_tolerance;
-            r.max_abs_error = std::max(r.max_abs_error, err);
-            if (units > r.max_rel_pair_error_units || r.outputs == 1) {
-              r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
-              r.worst = {row / std::max<std::int64_t>(in_.tokens_per_sequence, 1),
-                         row % std::max<std::int64_t>(in_.tokens_per_sequence, 1), h, c, m, stored, ref[c]};
-            }
-            buckets[k].outputs++;
-            buckets[k].max_units = std::max(buckets[k].max_units, units);
-            heat[j][k] = std::max(heat[j][k], units);
-            freq_max[j] = std::max(freq_max[j], units);
-            ++freq_count[j];
-            // ULPs only where the output does not cancel: |y_exact| ≥ norm / 16.
-            if (std::fabs(ref[c]) >= norm / 16 && norm > 0) {
-              const double u = ulp_distance(stored, ref[c], in_.judged);
-              if (!is_ulp_sentinel(u)) {
-                r.ulp_max = std::max(r.ulp_max, u);
-                ulp_sum += u;
-                ++r.ulp_outputs;
-              }
-            }
-          }
-        }
+        (this->*judge)(rs, h, x, y, ref, r, t);
+      }
+      // Profiles take the row's maximum per frequency: one update per row, not per output.
+      t.buckets[k].outputs += 2 * pairs * rs.vectors;
+      for (int j = 0; j < pairs; ++j) {
+        t.freq_count[j] += 2 * rs.vectors;
+        const double units = rs.max_rel[j] / unit;
+        t.heat[j][k] = std::max(t.heat[j][k], units);
+        t.freq_max[j] = std::max(t.freq_max[j], units);
+        t.buckets[k].max_units = std::max(t.buckets[k].max_units, units);
       }
     }
     if (progress) progress(rows_, rows_);
     r.max_rel_pair_error = r.max_rel_pair_error_units * unit;
     r.max_rel_pair_error_dtype_units =
         r.max_rel_pair_error / std::ldexp(1.0, -precision_bits(in_.judged));
+    double ulp_sum = 0;
+    for (int j = 0; j < pairs; ++j) {
+      r.max_abs_error = std::max(r.max_abs_error, t.abs_max[j]);
+      r.ulp_max = std::max(r.ulp_max, t.ulp_max[j]);
+      ulp_sum += t.ulp_sum[j];
+    }
     r.ulp_mean = r.ulp_outputs > 0 ? ulp_sum / static_cast<double>(r.ulp_outputs) : 0;
     std::vector<int> used;
     for (int k = 0; k < 65; ++k) {
-      if (buckets[k].outputs == 0) continue;
-      buckets[k].first = bucket_first[k];
-      buckets[k].last = bucket_last[k];
-      r.by_position.push_back(buckets[k]);
+      if (t.buckets[k].outputs == 0) continue;
+      t.buckets[k].first = bucket_first[k];
+      t.buckets[k].last = bucket_last[k];
+      r.by_position.push_back(t.buckets[k]);
       used.push_back(k);
     }
     for (int j = 0; j < pairs; ++j) {
-      r.by_frequency.push_back({std::to_string(j), j, j, freq_count[j], freq_max[j]});
+      r.by_frequency.push_back({std::to_string(j), j, j, t.freq_count[j], t.freq_max[j]});
       std::vector<double> row;
-      for (int k : used) row.push_back(heat[j][k]);
+      for (int k : used) row.push_back(t.heat[j][k]);
       r.by_frequency_and_position.push_back(std::move(row));
     }
     r.passed = r.outputs_beyond_tolerance == 0 && r.passthrough_modified == 0 && r.non_finite == 0;
@@ -174,6 +296,85 @@ class auditor {
   }
 
  private:
+  // What one position row shares across its heads.
+  struct row_state {
+    std::int64_t row = 0, position = 0;
+    int bucket = 0;
+    std::span<const double> cos_sin;   // the double tier's row for this position
+    std::vector<double> coefficient;   // tolerance_rule::coefficient per frequency
+    std::vector<double> max_rel;       // per frequency: max |y − y_exact| / ‖pair‖ over the row
+    std::int64_t vectors = 0;          // head vectors judged (x finite) in the row
+  };
+  // Sums and profiles over the whole dump.
+  struct totals {
+    std::vector<reports::error_bucket> buckets;
+    std::vector<std::vector<double>> heat;
+    std::vector<double> freq_max;
+    std::vector<std::int64_t> freq_count;
+    // Per frequency, folded in run(): max |y − y_exact|, and the ULP distances' sum and max.
+    std::vector<double> abs_max, ulp_sum, ulp_max;
+  };
+  using judge_function = void (auditor::*)(row_state&, std::int64_t, std::span<const double>,
+                                           std::span<const double>, std::span<const double>,
+                                           reports::audit_report&, totals&) const;
+
+  // The rotated outputs of one head vector against the tier's `ref` (judge_pairs), then the
+  // rare "worst output" update, a second, ordered pass over the vector.
+  template <pairing pair, bool x_is_float64, bool judged_float32>
+  void judge_vector(row_state& rs, std::int64_t h, std::span<const double> x,
+                    std::span<const double> y, std::span<const double> ref,
+                    reports::audit_report& r, totals& t) const {
+    const pair_constants k{rotary_ / 2, in_.judged, rule_.floor(), attention_,
+                           r.max_rel_pair_error_units * unit};
+    const pair_counts n = judge_pairs<pair, x_is_float64, judged_float32>(
+        k, x.data(), y.data(), ref.data(), rs.coefficient.data(), rs.max_rel.data(), t.abs_max.data(),
+        t.ulp_sum.data(), t.ulp_max.data(), t.freq_count.data());
+    const bool first_of_audit = r.outputs == 0;
+    r.outputs += 2 * k.pairs;
+    ++rs.vectors;
+    r.non_finite += n.missing;
+    t.buckets[rs.bucket].outputs -= n.missing;
+    r.outputs_beyond_tolerance += n.beyond;
+    r.ulp_outputs += n.ulp_outputs;
+    if (n.above_worst || first_of_audit) [[unlikely]]
+      update_worst<pair, x_is_float64>(rs, h, x, y, ref, first_of_audit, r);
+  }
+
+  // Output by output, as the report defines "worst": the first output of the audit, then
+  // each one strictly above the worst so far.
+  template <pairing pair, bool x_is_float64>
+  void update_worst(const row_state& rs, std::int64_t h, std::span<const double> x,
+                    std::span<const double> y, std::span<const double> ref, bool first_of_audit,
+                    reports::audit_report& r) const {
+    const int pairs = rotary_ / 2;
+    const std::int64_t per_sequence = std::max<std::int64_t>(in_.tokens_per_sequence, 1);
+    for (int j = 0; j < pairs; ++j) {
+      const int a = pair == pairing::adjacent ? 2 * j : j;
+      const int b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+      const double norm = pair_norm<x_is_float64>(x[a], x[b]);
+      for (const int c : {a, b}) {
+        if (!std::isfinite(y[c])) continue;
+        const double err = std::fabs(y[c] - ref[c]);
+        const double units = (norm > 0 ? err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
+        if (units > r.max_rel_pair_error_units || (first_of_audit && j == 0 && c == a)) {
+          r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
+          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c]};
+        }
+      }
+    }
+  }
+
+  judge_function vector_judge() const {
+    const bool x64 = in_.x.type == dtype::float64, f32 = in_.judged == dtype::float32;
+    const bool adjacent = in_.spec.pair == pairing::adjacent;
+    constexpr auto half = pairing::half_split, adj = pairing::adjacent;
+    if (adjacent)
+      return x64 ? (f32 ? &auditor::judge_vector<adj, true, true> : &auditor::judge_vector<adj, true, false>)
+                 : (f32 ? &auditor::judge_vector<adj, false, true> : &auditor::judge_vector<adj, false, false>);
+    return x64 ? (f32 ? &auditor::judge_vector<half, true, true> : &auditor::judge_vector<half, true, false>)
+               : (f32 ? &auditor::judge_vector<half, false, true> : &auditor::judge_vector<half, false, false>);
+  }
+
   void load(std::int64_t row, std::int64_t head, vector_view& v) const {
     const std::int64_t first = (row * in_.heads + head) * d_;
     to_float64(in_.x, first, v.x, in_.x_file);
@@ -231,6 +432,7 @@ class auditor {
                              fmt::format("{} of {} pass-through dims (past rotary_dim {}) differ from "
                                          "the input; they must be copied bit for bit",
                                          r.passthrough_modified, r.passthrough_checked, rotary_)});
+    diagnose_context(r);
     if (r.outputs_beyond_tolerance == 0) return;
     const std::size_t before = r.diagnosis.size();
     const auto rows = sample_rows();
@@ -360,6 +562,33 @@ class auditor {
       r.diagnosis.push_back({"unexplained", fmt::format(
           "{} outputs exceed the tolerance and no known bug pattern (pairing, position offset, "
           "scale factor, 16-bit cos/sin, low-precision angles) explains them", r.outputs_beyond_tolerance)});
+  }
+
+  // position_outside_context: positions no model sequence has (negative), or at or past the
+  // context the config declares (max_position_embeddings; dynamic NTK is built to go past it).
+  // A property of the data, stated without changing the verdict: the rotation there is still
+  // judged against the reference, which is defined for every |m| <= 2^31 - 1.
+  void diagnose_context(reports::audit_report& r) const {
+    const std::int64_t context =
+        in_.spec.scaling.type == scaling_type::dynamic ? 0 : in_.spec.scaling.max_position_embeddings;
+    std::int64_t negative = 0, past = 0, lowest = 0, highest = 0;
+    for (const std::int64_t m : in_.positions) {
+      if (m < 0) {
+        lowest = negative++ == 0 ? m : std::min(lowest, m);
+      } else if (context > 0 && m >= context) {
+        highest = past++ == 0 ? m : std::max(highest, m);
+      }
+    }
+    if (negative > 0)
+      r.diagnosis.push_back({"position_outside_context", fmt::format(
+          "{} of {} rows have negative positions (lowest {}): no model sequence has them (an "
+          "underflowed position offset?); they were judged as rotations by R(m), m < 0",
+          negative, rows_, lowest)});
+    if (past > 0)
+      r.diagnosis.push_back({"position_outside_context", fmt::format(
+          "{} of {} rows have positions at or past max_position_embeddings {} (highest {}): "
+          "beyond the context the model is configured for; the rotation there was still judged "
+          "against the reference", past, rows_, context, highest)});
   }
 
   static double round_to(dtype t, double v) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/collecting_reporter.h"
 #include "bench/worker_pool.h"
 #include "fast/kernels.h"
 #include "fast/simd_target.h"
@@ -144,36 +145,6 @@ void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel
   const std::int64_t moved = tokens * heads * head_dim * static_cast<std::int64_t>(size_of(storage));
   state.SetBytesProcessed(state.iterations() * 2 * moved);
 }
-
-// Keeps bytes/s per run name and forwards everything to the console reporter if wanted.
-class collecting_reporter : public benchmark::BenchmarkReporter {
- public:
-  explicit collecting_reporter(benchmark::BenchmarkReporter* forward) : forward_(forward) {}
-
-  bool ReportContext(const Context& context) override {
-    return forward_ == nullptr || forward_->ReportContext(context);
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      auto it = run.counters.find("bytes_per_second");
-      // Best of the repetitions: other load on the machine only ever slows a run down.
-      if (it != run.counters.end()) {
-        double& best = bytes_per_second[run.run_name.function_name];
-        best = std::max(best, it->second.value);
-      }
-    }
-    if (forward_ != nullptr) forward_->ReportRuns(runs);
-  }
-  void Finalize() override {
-    if (forward_ != nullptr) forward_->Finalize();
-  }
-
-  std::map<std::string, double> bytes_per_second;
-
- private:
-  benchmark::BenchmarkReporter* forward_;
-};
 
 }  // namespace
 

@@ -229,6 +229,43 @@ TEST_F(Audit, ScaledYarnDumpAuditsAndAMissingOrDoubledFactorIsNamed) {
   }
 }
 
+// Positions outside the model's context are a property of the data, not bad input: the audit
+// still judges them (and passes a correct output) and says so in a finding. Dynamic NTK is
+// built to run past max_position_embeddings, so there it is no finding.
+TEST_F(Audit, PositionsOutsideTheContextAreAFindingNotAFailure) {
+  std::vector<double> p(positions.begin(), positions.end());
+  p[3] = -5;  // an underflowed offset
+  write_npy(path("pos.npy"), from_float64(p, {static_cast<std::int64_t>(p.size())}, dtype::int64));
+  const auto audit_of = [&](const std::string& spec_text) {
+    write_text("spec.json", spec_text);
+    EXPECT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                  path("pos.npy") + " --out " + path("ref.npy") + " --out-dtype float32").exit_code, 0);
+    const auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                       path("pos.npy") + " --y " + path("ref.npy") + " --json " + path("r.json"));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(file_text(path("r.json")));
+  };
+  const auto report = audit_of(R"({"head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 4096})");
+  EXPECT_EQ(report["verdict"], "pass");
+  std::vector<std::string> messages;
+  for (const auto& f : report["diagnosis"])
+    if (f["code"] == "position_outside_context") messages.push_back(f["message"]);
+  ASSERT_EQ(messages.size(), 2u) << report["diagnosis"].dump();
+  EXPECT_NE(messages[0].find("1 of " + std::to_string(p.size()) + " rows have negative positions (lowest -5)"), std::string::npos) << messages[0];
+  // Positions 2^(k/3) from 4096 up to 2^20: every one at or past 4096 is counted.
+  const auto past = std::count_if(p.begin(), p.end(), [](double m) { return m >= 4096; });
+  EXPECT_NE(messages[1].find(std::to_string(past) + " of " + std::to_string(p.size()) +
+                             " rows have positions at or past max_position_embeddings 4096 (highest 1048576)"),
+            std::string::npos) << messages[1];
+
+  p[3] = 5;
+  write_npy(path("pos.npy"), from_float64(p, {static_cast<std::int64_t>(p.size())}, dtype::int64));
+  const auto dynamic = audit_of(R"({"head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 4096,
+                                    "rope_scaling": {"type": "dynamic", "factor": 2.0}})");
+  EXPECT_EQ(dynamic["verdict"], "pass");
+  EXPECT_TRUE(dynamic["diagnosis"].empty()) << dynamic["diagnosis"].dump();
+}
+
 TEST_F(Audit, BadInputIsExitTwo) {
   write_npy(path("short.npy"), from_float64(std::vector<double>(head_dim * heads, 0.0), {1, heads, head_dim}, dtype::float32));
   auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +

@@ -123,6 +123,61 @@ TEST_F(CliTest, BadInputExitsTwoWithOneLineAndNoOutput) {
   }
 }
 
+// Positions the spec does not allow (cli/rope_inputs.h, README "Positions"): each is exit 2
+// from every command that takes positions, with one line naming the positions file, the
+// element and the value, and no output file.
+TEST_F(CliTest, PositionsTheSpecDoesNotAllowExitTwo) {
+  write_seed000_inputs();  // X (2, 5, 2, 8); spec head_dim 8, unscaled
+  write_text("seq.json", R"({"head_dim": 8, "pairing": "adjacent", "sequence_length": 4})");
+  write_text("dynamic.json", R"({"head_dim": 8, "max_position_embeddings": 2048,
+                                 "rope_scaling": {"type": "dynamic", "factor": 2.0}})");
+  const auto positions = [&](const std::string& name, std::vector<double> p, dtype type) {
+    write_npy(path(name), from_float64(p, {5}, type));
+  };
+  positions("int64_past.npy", {0, 1, 2, 2147483648.0, 4}, dtype::int64);
+  positions("int64_below.npy", {0, 1, -2147483648.0, 3, 4}, dtype::int64);
+  positions("int32_min.npy", {0, -2147483648.0, 2, 3, 4}, dtype::int32);
+  positions("negative.npy", {0, 1, 2, -3, 4}, dtype::int64);
+  write_npy(path("batched.npy"),
+            from_float64(std::vector<double>{0, 1, 2, 3, 4, 0, 1, 2, 3, 3000000000.0}, {2, 5}, dtype::int64));
+
+  struct bad_case {
+    std::string command, spec, pos, expected;  // expected: the start of the one line
+  };
+  std::vector<bad_case> cases;
+  for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
+    // Outside |m| <= 2^31 - 1, where the reference's precision is derived and tested.
+    cases.push_back({command, "spec.json", "int64_past.npy", "int64_past.npy: element [3]: position outside |m| <= 2^31 - 1"});
+    cases.push_back({command, "spec.json", "int64_below.npy", "int64_below.npy: element [2]: position outside |m| <= 2^31 - 1"});
+    cases.push_back({command, "spec.json", "int32_min.npy", "int32_min.npy: element [1]: position outside"});
+    cases.push_back({command, "spec.json", "batched.npy", "batched.npy: element [1, 4]: position outside"});
+    // At or past the sequence_length the spec declares.
+    cases.push_back({command, "seq.json", "pos.npy", "pos.npy: element [4]: position at or past the spec's sequence_length 4 '4'"});
+    // Negative where the scaling's regime is a function of positions 0 ... L - 1.
+    cases.push_back({command, "dynamic.json", "negative.npy", "negative.npy: element [3]: negative position, but rope_scaling \"dynamic\""});
+  }
+  // A cache kernel's table covers 0 ... max position, at most 2^31 floats (2^28 positions here).
+  positions("past_cache.npy", {0, 1, 268435456.0, 3, 4}, dtype::int64);
+  cases.push_back({"apply --kernel cache_simd", "spec.json", "negative.npy", "negative.npy: element [3]: position outside kernel cache_simd's cos/sin cache, 0 ... 268435455 '-3'"});
+  cases.push_back({"apply --kernel cache_scalar", "spec.json", "past_cache.npy", "past_cache.npy: element [2]: position outside kernel cache_scalar's cos/sin cache"});
+
+  for (const auto& c : cases) {
+    const std::string out = c.command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
+                                                 : " --out " + path("out.npy");
+    const auto r = run(c.command + " --spec " + path(c.spec) + " --x " + path("xq.npy") + " --pos " +
+                       path(c.pos) + out);
+    EXPECT_EQ(r.exit_code, 2) << c.command << " " << c.pos << ": " << r.output;
+    EXPECT_NE(r.output.find(path(c.expected)), std::string::npos) << c.command << ": " << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << c.command << " " << c.pos;
+  }
+  // The edges themselves are allowed: |m| = 2^31 - 1, and negative positions when unscaled.
+  positions("edges.npy", {0, 2147483647.0, -2147483647.0, -3, 4}, dtype::int64);
+  const auto edges = run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") + " --pos " +
+                         path("edges.npy") + " --out " + path("out.npy"));
+  EXPECT_EQ(edges.exit_code, 0) << edges.output;
+}
+
 TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   write_seed000_inputs();
   const auto kernels = run("kernels --json");

@@ -30,6 +30,18 @@ int run_apply(apply_options options) {
   if (in.x.type == dtype::float64)
     throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", "float64",
                    "kernels take float32, float16 or bfloat16");
+  if (kernel->strategy == fast::angle_strategy::cache) {
+    // The kernel's float32 table covers positions 0 … max position, and is refused past
+    // fast::max_cache_floats: name the position rather than the kernel's table size.
+    const std::int64_t cached = fast::max_cache_floats / in.spec.rotary_dim;  // 2·(rotary_dim/2) floats each
+    for (std::int64_t row = 0; row < in.rows; ++row) {
+      const std::int64_t m = in.positions[static_cast<std::size_t>(row)];
+      if (m < 0 || m >= cached)
+        throw io_error(options.inputs.positions, position_field(in, row),
+                       fmt::format("position outside kernel {}'s cos/sin cache, 0 ... {}", kernel->name, cached - 1),
+                       std::to_string(m), "on_the_fly kernels take any |m| <= 2^31 - 1");
+    }
+  }
   tensor y = in.x;  // same dtype and shape; rotated in place below
   fast::dense_rope_args args;
   args.storage = in.x.type;

@@ -3,14 +3,51 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "io/io_error.h"
 #include "io/npy.h"
 #include "io/read_tensor.h"
+#include "reference/rotary_params.h"
 #include "spec/spec_reader.h"
 
 namespace ropecheck::cli {
+
+namespace {
+
+// "element [b, t]" or "element [t]" of a positions file of that shape.
+std::string element_field(std::span<const std::int64_t> shape, std::int64_t flat) {
+  return shape.size() == 2 ? fmt::format("element [{}, {}]", flat / shape[1], flat % shape[1])
+                           : fmt::format("element [{}]", flat);
+}
+
+// The positions the spec allows (rope_inputs.h); the first one it does not is an io_error
+// naming the positions file, the element and the value.
+void check_positions(std::span<const std::int64_t> values, const rope_inputs& in,
+                     const rope_input_paths& paths) {
+  const rope_spec& spec = in.spec;
+  const bool length_dependent = depends_on_sequence_length(spec);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::int64_t m = values[i];
+    const auto fail = [&](const std::string& problem, const std::string& note = {}) {
+      throw io_error(paths.positions, element_field(in.positions_shape, static_cast<std::int64_t>(i)),
+                     problem, std::to_string(m), note);
+    };
+    if (m > reference::max_abs_position || m < -reference::max_abs_position)
+      fail("position outside |m| <= 2^31 - 1, the range the reference is derived for");
+    if (spec.sequence_length > 0 && m >= spec.sequence_length)
+      fail(fmt::format("position at or past the spec's sequence_length {}", spec.sequence_length),
+           fmt::format("{}: the sequence has positions 0 ... {}", paths.spec, spec.sequence_length - 1));
+    if (length_dependent && m < 0)
+      fail(fmt::format("negative position, but rope_scaling \"{}\" depends on the sequence length",
+                       to_string(spec.scaling.type)),
+           "its regime is defined by positions 0 ... L - 1");
+  }
+}
+
+}  // namespace
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   rope_inputs in;
@@ -44,11 +81,19 @@ rope_inputs read_rope_inputs(const rope_input_paths& paths) {
     const auto v = pos.values<std::int64_t>();
     values.assign(v.begin(), v.end());
   }
+  in.positions_shape = pos.shape;
+  check_positions(values, in, paths);
   // Positions [tokens] with X [batch, tokens, ...]: every sequence of the batch uses them.
   in.positions.reserve(in.rows);
   for (std::int64_t r = 0; r < in.rows; ++r)
     in.positions.push_back(values[per_token ? r % shape[1] : r]);
   return in;
+}
+
+std::string position_field(const rope_inputs& in, std::int64_t row) {
+  const auto& shape = in.positions_shape;
+  // A [tokens] file broadcast over a batched X: row r reads element r mod tokens.
+  return element_field(shape, shape.size() == 1 ? row % std::max<std::int64_t>(shape[0], 1) : row);
 }
 
 void require_finite(const tensor& t, const std::string& file) {

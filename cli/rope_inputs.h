@@ -1,6 +1,10 @@
 // rope_inputs: the spec, the tensor X and the positions every tensor-taking subcommand reads
 // (reference, apply, audit), validated together: X is [tokens, heads, head_dim] or
 // [batch, tokens, heads, head_dim]; POS is int32/int64 [tokens] or [batch, tokens].
+// Positions must be ones the spec allows (README, "Positions"): |m| <= 2^31 − 1 (the range the
+// reference is derived for), below the spec's sequence_length when it gives one, and not
+// negative when the scaling depends on the sequence length (dynamic NTK, LongRoPE), whose
+// regime is defined by positions 0 … L − 1.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +33,12 @@ struct rope_inputs {
   std::int64_t rows = 0;    // batch × tokens: one position per row
   std::int64_t heads = 0;
   std::vector<std::int64_t> positions;  // one per row
+  std::vector<std::int64_t> positions_shape;  // as in the positions file
 };
+
+// "element [b, t]" (or "element [t]"): the positions file's element that row `row` uses, for
+// a one-line error about that position.
+std::string position_field(const rope_inputs& in, std::int64_t row);
 
 // Throws spec_error or io_error with a one-line message naming file, field and value.
 rope_inputs read_rope_inputs(const rope_input_paths& paths);

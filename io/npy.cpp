@@ -344,7 +344,7 @@ tensor read_npy(const std::filesystem::path& path, std::optional<dtype> raw16) {
   npy_layout layout = parse_npy_layout(file.bytes(), path.string(), raw16);
   // Point into the loaded (or mapped) file rather than copying it again.
   return tensor::share(layout.type, std::move(layout.shape), file.at(layout.data_offset),
-                       layout.data_size);
+                       layout.data_size, file.mapped);
 }
 
 namespace {

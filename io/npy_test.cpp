@@ -4,6 +4,7 @@
 #include "io/npy.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -180,6 +181,42 @@ TEST(npy, large_files_are_memory_mapped_and_read_correctly) {
   write_npy(dir / "big.npy", big);
   EXPECT_TRUE(load_file(dir / "big.npy").mapped);
   EXPECT_EQ(read_npy(dir / "big.npy"), big);
+}
+
+// Resident pages of this process (/proc/self/statm, second field), file-backed ones included.
+long resident_pages() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident;
+}
+
+// Streaming readers release what they are done with: a mapped tensor's pages leave resident
+// memory and read back unchanged; owned storage is never touched (MADV_DONTNEED would zero it).
+TEST(npy, released_pages_of_a_mapped_tensor_leave_memory_and_read_back_unchanged) {
+  const scratch_dir dir;
+  const tensor big = sample_tensor(dtype::float32, {4096, 1024});  // 16 MiB
+  write_npy(dir / "big.npy", big);
+  const tensor mapped = read_npy(dir / "big.npy");
+  ASSERT_EQ(mapped, big);  // touches every page
+  const long before = resident_pages();
+  const long page_bytes = ::sysconf(_SC_PAGESIZE);
+  for (std::int64_t first = 0; first < mapped.elements(); first += 1000 * 1024)  // in chunks
+    mapped.release_pages(first, 1000 * 1024);
+  const long after = resident_pages();
+  // All but one page per chunk boundary (and the partial pages at both ends) are released.
+  EXPECT_GT((before - after) * page_bytes, 15 << 20) << before << " -> " << after;
+  EXPECT_EQ(mapped, big);
+
+  tensor owned = big;
+  owned.mutable_values<float>()[0] = 1.0f;  // a private copy now
+  owned.release_pages(0, owned.elements());
+  EXPECT_EQ(owned.values<float>()[1], big.values<float>()[1]);
+  EXPECT_EQ(owned.values<float>()[owned.elements() - 1], big.values<float>()[big.elements() - 1]);
+  tensor written = read_npy(dir / "big.npy");
+  written.mutable_values<float>()[0] = 2.0f;  // copy-on-write: no longer the mapping
+  written.release_pages(0, written.elements());
+  EXPECT_EQ(written.values<float>()[5], big.values<float>()[5]);
 }
 
 TEST(npy, misaligned_data_is_still_read_correctly) {

@@ -252,7 +252,8 @@ tensor read_safetensors(const std::filesystem::path& path, std::optional<std::st
   const file_bytes file = load_file(path);
   const parsed_file parsed = parse_layout(file.bytes(), path.string());
   const entry& e = choose(parsed, name, path.string());
-  return tensor::share(e.type, e.shape, file.at(parsed.data_start + e.begin), e.end - e.begin);
+  return tensor::share(e.type, e.shape, file.at(parsed.data_start + e.begin), e.end - e.begin,
+                       file.mapped);
 }
 
 std::vector<std::string> safetensors_tensor_names(const std::filesystem::path& path) {

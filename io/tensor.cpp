@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -72,7 +75,8 @@ tensor::tensor(dtype element_type, std::vector<std::int64_t> element_shape)
 }
 
 tensor tensor::share(dtype type, std::vector<std::int64_t> shape,
-                     std::shared_ptr<const std::byte> storage, std::size_t byte_size) {
+                     std::shared_ptr<const std::byte> storage, std::size_t byte_size,
+                     bool mapped_file) {
   const std::size_t needed = required_bytes(type, shape);
   if (byte_size != needed || (needed > 0 && storage == nullptr)) {
     throw std::invalid_argument(
@@ -88,7 +92,21 @@ tensor tensor::share(dtype type, std::vector<std::int64_t> shape,
   t.storage_ = std::move(storage);
   t.storage_size_ = byte_size;
   t.owns_storage_ = false;
+  t.mapped_file_ = mapped_file;
   return t;
+}
+
+void tensor::release_pages(std::int64_t first, std::int64_t count) const {
+  if (!mapped_file_ || count <= 0 || first < 0 || first >= elements()) return;
+  count = std::min(count, elements() - first);
+  const std::size_t size = size_of(type);
+  const auto begin = reinterpret_cast<std::uintptr_t>(storage_.get()) + static_cast<std::size_t>(first) * size;
+  const auto end = begin + static_cast<std::size_t>(count) * size;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t from = (begin + page - 1) / page * page;  // whole pages only: a page
+  const std::uintptr_t to = end / page * page;                    // may hold other elements
+  // Only a hint: if the kernel refuses, the pages simply stay resident.
+  if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
 tensor tensor::copy_of(dtype type, std::vector<std::int64_t> shape,
@@ -132,6 +150,7 @@ std::span<std::byte> tensor::mutable_bytes() {
     if (!current.empty()) std::memcpy(copy.get(), current.data(), current.size());
     storage_ = std::move(copy);
     owns_storage_ = true;
+    mapped_file_ = false;
   }
   // We allocated this buffer as mutable bytes; only the shared handle is const.
   return {const_cast<std::byte*>(storage_.get()), current.size()};

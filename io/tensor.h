@@ -63,9 +63,11 @@ struct tensor {
 
   // Shares `storage` (byte_size bytes, e.g. a region of a mapped file) instead of copying it;
   // `owner` keeps it alive. If storage is not aligned for the dtype it is copied instead, so
-  // the typed accessors never read misaligned elements.
+  // the typed accessors never read misaligned elements. `mapped_file`: storage lies in a
+  // read-only private file mapping (io/file_bytes.h), whose pages release_pages may drop.
   static tensor share(dtype type, std::vector<std::int64_t> shape,
-                      std::shared_ptr<const std::byte> storage, std::size_t byte_size);
+                      std::shared_ptr<const std::byte> storage, std::size_t byte_size,
+                      bool mapped_file = false);
   // Copies `bytes` (which must be exactly the tensor's byte size).
   static tensor copy_of(dtype type, std::vector<std::int64_t> shape,
                         std::span<const std::byte> bytes);
@@ -97,6 +99,13 @@ struct tensor {
     return {reinterpret_cast<T*>(b.data()), b.size() / sizeof(T)};
   }
 
+  // A hint from a reader streaming through the tensor once: elements [first, first + count)
+  // are done with. For a tensor pointing into a mapped file, the whole pages inside that range
+  // leave this process's resident memory (madvise MADV_DONTNEED; read again, they are mapped
+  // back from the page cache, unchanged), so streaming a multi-GiB file does not keep it all
+  // resident. Otherwise (owned storage) it does nothing.
+  void release_pages(std::int64_t first, std::int64_t count) const;
+
   // Same dtype, shape and bytes (so NaNs compare by bit pattern).
   friend bool operator==(const tensor& a, const tensor& b);
 
@@ -104,6 +113,7 @@ struct tensor {
   std::shared_ptr<const std::byte> storage_;
   std::size_t storage_size_ = 0;
   bool owns_storage_ = false;  // allocated by us, so writable once unshared
+  bool mapped_file_ = false;   // storage lies in a read-only private file mapping
 };
 
 // Every element as a double: exact for all floating dtypes and int32; int64 elements must

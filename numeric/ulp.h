@@ -18,7 +18,9 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -73,11 +75,59 @@ constexpr std::optional<std::string_view> ulp_sentinel_name(double distance) {
 namespace ulp_detail {
 
 template <typename Real>
-Real ulp_of(Real exact, float_format f) {
+Real ulp_of_any(Real exact, float_format f) {
   // ilogb(0) is FP_ILOGB0 (very negative), which the subnormal floor absorbs.
   const int exponent =
       exact == 0 ? f.min_normal_exponent : std::max(std::ilogb(exact), f.min_normal_exponent);
   return std::ldexp(Real{1}, exponent - f.precision_bits + 1);
+}
+
+inline long double ulp_of(long double exact, float_format f) { return ulp_of_any(exact, f); }
+
+// For a normal double the exponent is read from its bits: the same value as ilogb/ldexp
+// without two libm calls per element in bulk checks.
+inline double ulp_of(double exact, float_format f) {
+  const auto bits = std::bit_cast<std::uint64_t>(exact);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0 || biased == 0x7ff) return ulp_of_any(exact, f);  // 0, subnormal, inf, NaN
+  const int exponent = std::max(biased - 1023, f.min_normal_exponent) - f.precision_bits + 1;
+  if (exponent < -1022) return std::ldexp(1.0, exponent);  // a subnormal power of two
+  return std::bit_cast<double>(static_cast<std::uint64_t>(exponent + 1023) << 52);
+}
+
+// The distance once every sentinel case is excluded: both finite, not both zero.
+template <typename Real>
+double finite_distance(Real computed, Real exact, float_format f) {
+  const Real distance = std::fabs(computed - exact) / ulp_detail::ulp_of(exact, f);
+  return static_cast<double>(std::min(distance, static_cast<Real>(ulp_distance_saturation)));
+}
+
+// 1/ulp(exact) for a finite double, with no branch and no division (so loops over elements
+// vectorize): the binade of |exact| (its exponent bits) floored at 2^emin, inverted by exponent
+// arithmetic. Exact whenever the inverse is a normal double, which holds for every format with
+// emin + 1023 >= p − 1: float32, float16, bfloat16 (not float64, whose tiny ulps have no
+// double inverse).
+constexpr bool has_inverse_ulp(float_format f) {
+  return f.min_normal_exponent + 1023 >= f.precision_bits - 1;
+}
+inline double inverse_ulp(double exact, float_format f) {
+  constexpr std::uint64_t exponent_bits = 0x7FF0000000000000u;
+  const double binade = std::bit_cast<double>(std::bit_cast<std::uint64_t>(exact) & exponent_bits);
+  const double floor = std::bit_cast<double>(static_cast<std::uint64_t>(f.min_normal_exponent + 1023) << 52);
+  const auto floored = std::bit_cast<std::uint64_t>(std::max(binade, floor));
+  // 2^(p−1−e) has biased exponent (p − 1 − e) + 1023 = 2045 + p − (e + 1023).
+  return std::bit_cast<double>((static_cast<std::uint64_t>(2045 + f.precision_bits) << 52) - floored);
+}
+
+// For doubles, multiplying by 1/ulp (a power of two) rounds the same real number as dividing
+// by ulp, so it gives the same value without a division per element; float64 divides.
+inline double distance_of_difference(double difference, double exact, float_format f) {
+  const double distance = has_inverse_ulp(f) ? difference * inverse_ulp(exact, f)
+                                             : difference / ulp_detail::ulp_of(exact, f);
+  return std::min(distance, ulp_distance_saturation);
+}
+inline double finite_distance(double computed, double exact, float_format f) {
+  return distance_of_difference(std::fabs(computed - exact), exact, f);
 }
 
 template <typename Real>
@@ -101,8 +151,7 @@ double ulp_distance(Real computed, Real exact, float_format f) {
     return std::signbit(computed) == std::signbit(exact) ? 0.0 : ulp_sentinel_signed_zero_mismatch;
   }
 
-  const Real distance = std::fabs(computed - exact) / ulp_of(exact, f);
-  return static_cast<double>(std::min(distance, static_cast<Real>(ulp_distance_saturation)));
+  return finite_distance(computed, exact, f);
 }
 
 }  // namespace ulp_detail
@@ -113,6 +162,16 @@ inline long double ulp_of(long double exact, float_format f) {
   return ulp_detail::ulp_of(exact, f);
 }
 inline double ulp_of(double exact, dtype t) { return ulp_of(exact, format_of(t)); }
+
+// ulp_distance for callers that know both values are finite and not both zero (never a
+// sentinel): the same value without the sentinel tests, for per-element loops.
+inline double ulp_distance_of_finite(double computed, double exact, float_format f) {
+  return ulp_detail::finite_distance(computed, exact, f);
+}
+// The same from |computed − exact|, for loops that already have it.
+inline double ulp_distance_of_difference(double difference, double exact, float_format f) {
+  return ulp_detail::distance_of_difference(difference, exact, f);
+}
 
 // |computed - exact| / ulp(exact), or one of the sentinels above.
 inline double ulp_distance(double computed, double exact, float_format f) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <vector>
 
 namespace ropecheck {
 namespace {
@@ -31,6 +32,25 @@ TEST(ulp_of, is_floored_at_the_smallest_subnormal) {
   EXPECT_EQ(ulp_of(0.0, dtype::bfloat16), 0x1p-133);
   EXPECT_EQ(ulp_of(0.0, dtype::float64), 0x1p-1074);
   EXPECT_EQ(ulp_of(std::numeric_limits<double>::denorm_min(), dtype::float64), 0x1p-1074);
+}
+
+// The bit-reading path for doubles agrees with the ilogb/ldexp definition in every binade,
+// at the edges of each format's subnormal floor, and for zeros, subnormals and infinities.
+TEST(ulp_of, bit_reading_path_equals_the_definition) {
+  std::vector<double> values = {0.0, -0.0, inf, -inf, 0x1p-1074, 0x1p-1022, 0x1.8p-1023};
+  for (int e = -1074; e <= 1023; ++e) {
+    values.push_back(std::ldexp(1.0, e));
+    values.push_back(-std::ldexp(1.75, std::min(e, 1022)));
+    values.push_back(std::nextafter(std::ldexp(1.0, e), 0.0));
+  }
+  int checked = 0;
+  for (const float_format f : {float64_format, float32_format, float16_format, bfloat16_format})
+    for (const double v : values) {
+      const double expected = ulp_detail::ulp_of_any(v, f);
+      ASSERT_EQ(ulp_of(v, f), expected) << v << " p=" << f.precision_bits;
+      ++checked;
+    }
+  EXPECT_GT(checked, 4 * 6000);
 }
 
 TEST(ulp_distance, ulp_is_taken_at_the_exact_value) {
@@ -72,6 +92,43 @@ TEST(ulp_distance, narrow_formats_use_their_own_precision) {
   EXPECT_EQ(ulp_distance(1024.0 + 1.0, 1024.0, dtype::float16), 1.0);
   EXPECT_EQ(ulp_distance(std::nextafter(1.0, 2.0), 1.0, dtype::float64), 1.0);
   EXPECT_EQ(ulp_distance(std::nextafter(1.0, 0.0), 1.0, dtype::float64), 0.5);
+}
+
+// The branch-free inverse is exactly 1/ulp in every binade, zeros and subnormals included,
+// for the formats that have one.
+TEST(ulp_of, inverse_is_exact_for_float32_float16_bfloat16) {
+  EXPECT_FALSE(ulp_detail::has_inverse_ulp(float64_format));
+  int checked = 0;
+  for (const float_format f : {float32_format, float16_format, bfloat16_format}) {
+    ASSERT_TRUE(ulp_detail::has_inverse_ulp(f));
+    for (int e = -1074; e <= 1023; ++e)
+      for (const double v : {std::ldexp(1.0, e), -std::ldexp(1.5, std::min(e, 1022)),
+                             std::nextafter(std::ldexp(1.0, e), 0.0), 0.0, -0.0}) {
+        ASSERT_EQ(ulp_detail::inverse_ulp(v, f), 1 / ulp_detail::ulp_of_any(v, f)) << v;
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 3 * 2098 * 5);
+}
+
+// The per-element entry point (a multiplication by 1/ulp built from bits) gives exactly the
+// definition |computed − exact| / ulp(exact), saturated, and so does ulp_distance.
+TEST(ulp_distance, finite_entry_point_equals_the_definition) {
+  const double exact_values[] = {1.0, -0.75, 0x1p-140, 3e38, 0x1.fffffep-1, 1e-300, 0x1p-1070, 0.0};
+  int checked = 0;
+  for (const float_format f : {float64_format, float32_format, float16_format, bfloat16_format})
+    for (const double exact : exact_values)
+      for (const double computed : {exact, 0.5, -exact, exact * (1 + 0x1p-20),
+                                    std::nextafter(exact, 1.0), 1e300, 0x1p-1074}) {
+        if (computed == 0 && exact == 0) continue;  // the signed-zero sentinel's case
+        const double definition = std::min(
+            std::fabs(computed - exact) / ulp_detail::ulp_of_any(exact, f), ulp_distance_saturation);
+        EXPECT_EQ(ulp_distance_of_finite(computed, exact, f), definition) << computed << " vs " << exact;
+        EXPECT_EQ(ulp_distance(computed, exact, f), definition) << computed << " vs " << exact;
+        EXPECT_EQ(ulp_distance_of_difference(std::fabs(computed - exact), exact, f), definition);
+        ++checked;
+      }
+  EXPECT_EQ(checked, 4 * (8 * 7 - 3));  // per format, exact 0 skips 0, -0 and 0·(1 + 2^-20)
 }
 
 TEST(ulp_distance, nan_sentinel) {

@@ -61,12 +61,17 @@ inline double double_stage_truncation(std::int64_t position, double theta) {
   return lo * lo;
 }
 
+// The part of working_output_bound proportional to the pair norm: one value per (m, θ_j), which
+// bulk checkers compute once and reuse for every head.
+inline double working_output_relative(std::int64_t position, double theta) {
+  return fused_output_coefficient * float32_unit_roundoff + higher_order_slack +
+         cos_sin_double_stage + double_stage_truncation(position, theta) +
+         frequency_angle_error(position, theta);
+}
+
 // Bound on |ŷ − y| for one output in float32 working precision, before the store.
 inline double working_output_bound(double pair_norm, std::int64_t position, double theta) {
-  const double relative = fused_output_coefficient * float32_unit_roundoff + higher_order_slack +
-                          cos_sin_double_stage + double_stage_truncation(position, theta) +
-                          frequency_angle_error(position, theta);
-  return relative * pair_norm + float32_underflow_per_output;
+  return working_output_relative(position, theta) * pair_norm + float32_underflow_per_output;
 }
 
 // Bound on ‖ŷ − y‖₂ for the pair as a vector in float32 working precision, before the store.

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
 
+#include "reference/cos_sin_table.h"
 #include "reference/frequencies.h"
 #include "reference/real.h"
 #include "reference/rotary_params.h"
@@ -27,36 +27,10 @@ double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> po
   std::vector<std::int64_t> distinct(positions.begin(), positions.end());
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  row_of_position_.reserve(distinct.size());
   for (std::size_t r = 0; r < distinct.size(); ++r) row_of_position_.emplace(distinct[r], r);
-
-  const std::size_t pairs = theta.size();
-  cos_sin_.resize(distinct.size() * pairs * 2);
-  auto fill_rows = [&](std::size_t first, std::size_t last) {
-    mp_real angle, c, s;
-    for (std::size_t r = first; r < last; ++r) {
-      for (std::size_t j = 0; j < pairs; ++j) {
-        angle = mp_real(distinct[r]) * theta[j];
-        mpfr_sin_cos(s.backend().data(), c.backend().data(), angle.backend().data(), MPFR_RNDN);
-        if (factor != 1) {  // A·cos and A·sin at 266 bits, then the one rounding to double
-          c *= factor;
-          s *= factor;
-        }
-        cos_sin_[(r * pairs + j) * 2] = c.convert_to<double>();  // mpfr_get_d, round to nearest
-        cos_sin_[(r * pairs + j) * 2 + 1] = s.convert_to<double>();
-      }
-    }
-  };
-  const std::size_t workers =
-      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), 1,
-                              std::max<std::size_t>(distinct.size() / 256, 1));
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (distinct.size() + workers - 1) / workers;
-  for (std::size_t w = 1; w < workers; ++w)
-    pool.emplace_back(fill_rows, std::min(w * chunk, distinct.size()),
-                      std::min((w + 1) * chunk, distinct.size()));
-  fill_rows(0, std::min(chunk, distinct.size()));
-  for (auto& t : pool) t.join();
-  mpfr_free_cache();  // MPFR keeps per-thread constant caches (π); release this thread's
+  cos_sin_.resize(distinct.size() * theta.size() * 2);
+  table_stats_ = fill_cos_sin_table(distinct, theta, factor, cos_sin_, threads);
 }
 
 const double* double_tier::row(std::int64_t position) const {
@@ -68,11 +42,22 @@ const double* double_tier::row(std::int64_t position) const {
 
 void double_tier::rotate(std::span<const double> x, std::int64_t position, std::span<double> y,
                          rotation_direction direction) const {
+  rotate_by(x, row(position), direction == rotation_direction::forward ? 1.0 : -1.0, y);
+}
+
+void double_tier::rotate(std::span<const double> x, std::span<const double> cos_sin_row,
+                         std::span<double> y) const {
+  if (cos_sin_row.size() != static_cast<std::size_t>(rotary_dim_))
+    throw reference_error(fmt::format("cos_sin_row: has {} elements, rotary_dim is {}",
+                                      cos_sin_row.size(), rotary_dim_));
+  rotate_by(x, cos_sin_row.data(), 1.0, y);
+}
+
+void double_tier::rotate_by(std::span<const double> x, const double* cs, double sign,
+                            std::span<double> y) const {
   if (x.size() != static_cast<std::size_t>(head_dim_) || y.size() != x.size())
     throw reference_error(fmt::format("x: has {} elements (y {}), head_dim is {}", x.size(),
                                       y.size(), head_dim_));
-  const double* cs = row(position);
-  const double sign = direction == rotation_direction::forward ? 1.0 : -1.0;
   std::copy(x.begin() + rotary_dim_, x.end(), y.begin() + rotary_dim_);
   for (int j = 0; j < rotary_dim_ / 2; ++j) {
     const auto [a, b] = pair_of(pair_, rotary_dim_, j);

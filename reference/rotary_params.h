@@ -14,6 +14,11 @@
 
 namespace ropecheck::reference {
 
+// The positions the reference's precision is derived and tested for: |m| <= 2^31 − 1 (every
+// int32 position but −2^31). real.h keeps the angle m·θ exact far below double resolution
+// there, and docs/double-tier.md's bound assumes it.
+inline constexpr std::int64_t max_abs_position = (std::int64_t{1} << 31) - 1;
+
 // Thrown for invalid parameters; the message names the parameter and its value.
 class reference_error : public std::invalid_argument {
  public:

@@ -224,17 +224,23 @@ std::string render_markdown(const audit_report& r) {
 }
 
 std::string render_junit(const audit_report& r) {
-  const std::string failure =
+  std::string body =
       r.passed ? "" : fmt::format("      <failure message=\"{} outputs beyond tolerance\">{}</failure>\n",
                                   r.outputs_beyond_tolerance,
                                   xml_escape(render_markdown(r)));
+  // A passing audit can still carry findings (position_outside_context): shown as output.
+  if (r.passed && !r.diagnosis.empty()) {
+    std::string findings;
+    for (const auto& f : r.diagnosis) findings += fmt::format("[{}] {}\n", f.code, f.message);
+    body = fmt::format("      <system-out>{}</system-out>\n", xml_escape(findings));
+  }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<testsuites name=\"ropecheck\" tests=\"1\" failures=\"{0}\" errors=\"0\">\n"
       "  <testsuite name=\"ropecheck.audit\" tests=\"1\" failures=\"{0}\" errors=\"0\" skipped=\"0\">\n"
       "    <testcase classname=\"ropecheck.audit\" name=\"{1}\">\n{2}    </testcase>\n"
       "  </testsuite>\n</testsuites>\n",
-      r.passed ? 0 : 1, xml_escape(r.y), failure);
+      r.passed ? 0 : 1, xml_escape(r.y), body);
 }
 
 std::string render_html(const audit_report& r) {

@@ -7,6 +7,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   libboost-dev libmpfr-dev libgmp-dev libmpc-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libhwy-dev libsleef-dev
+  libxml2-dev
 )
 if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
