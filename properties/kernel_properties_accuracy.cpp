@@ -337,12 +337,15 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
     if (k.strategy != kernel.strategy && k.name != kernel.name && k.supports(storage))
       others.push_back(&k);
   }
-  RC_PRE(!others.empty());  // check_kernel reports "no comparator" before getting here
+  // check_kernel reports "no comparator" before getting here.
+  if (others.empty()) RC_DISCARD("no registered kernel of the other angle strategy");
   const fast::kernel_info& other = *others[static_cast<std::size_t>(
       *gen::uniform_int(0, static_cast<std::int64_t>(others.size()) - 1))];
   const fast::kernel_info& cached = kernel.strategy == fast::angle_strategy::cache ? kernel : other;
   const kernel_case c = pick_case(cached, storage, limits_for(settings, accuracy_position_limit));
-  RC_PRE(other.supports(c.shape.pair) && kernel.supports(c.shape.pair));
+  if (!other.supports(c.shape.pair) || !kernel.supports(c.shape.pair))
+    RC_DISCARD(std::string(other.name) + " or " + std::string(kernel.name) + " lacks pairing " +
+               std::string(to_string(c.shape.pair)));
 
   auto run = [&](const fast::kernel_info& k) {
     const fast::rope_angles angles = prepare_angles(k, c);
