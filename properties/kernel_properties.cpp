@@ -63,6 +63,8 @@ std::string describe(const kernel_property_definition& p, dtype storage, const o
     if (storage == dtype::float32)
       os << "; max ulps on non-cancelling outputs = " << seen.worst_noncancelling_ulps;
   }
+  if (p.name == "within_bound_of_reference")
+    os << "; K outputs (one call with Q) worst/bound = " << seen.worst_key_over_bound;
   if (p.name == "strategies_agree")
     os << (seen.all_bit_identical ? "; all outputs bit-identical" : "; outputs differ in bits");
   return os.str();

@@ -60,52 +60,63 @@ std::vector<double> row_of(const element_buffer& b, const tensor_buffers& t, std
 }
 
 // --------------------------------------------------------------------------------------------
-// within_bound_of_reference: every rotated output within output_bound (+ the oracle's own
-// error) of the double tier, for |m| ≤ 2^24, every base in [2, 1e9], both pairings.
+// within_bound_of_reference: every rotated output of Q and of K — rotated together in one call,
+// with head counts that may differ (grouped-query attention) — within output_bound (+ the
+// oracle's own error) of the double tier, for |m| ≤ 2^24, every base in [2, 1e9], both
+// pairings.
 
 void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
                                const run_settings& settings, observation& seen) {
-  const kernel_case c = pick_case(kernel, storage, limits_for(settings, accuracy_position_limit));
+  case_limits limits = limits_for(settings, accuracy_position_limit);
+  limits.with_k = true;
+  const kernel_case c = pick_case(kernel, storage, limits);
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
-  apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
+  tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
+  apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, &k), angles);
 
   const reference::double_tier tier(c.spec(), c.positions, 1);
   const auto theta = kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base);
   std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
-  for (std::int64_t t = 0; t < c.tokens(); ++t) {
-    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
-    for (int h = 0; h < c.q_heads; ++h) {
-      const auto x = row_of(q.input, q, t, h, c.shape.head_dim);
-      tier.rotate(x, m, exact);
-      for (int j = 0; j < c.pairs(); ++j) {
-        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
-        const double xa = x[static_cast<std::size_t>(ia)], xb = x[static_cast<std::size_t>(ib)];
-        const double r = std::hypot(xa, xb);
-        for (int k : {ia, ib}) {
-          const double y = q.output.get(element_index(q, t, h, k));
-          const double e = exact[static_cast<std::size_t>(k)];
-          const double error = error_of(y, e);
-          const double bound = bounds::output_bound(storage, r, m, theta[static_cast<std::size_t>(j)], y) +
-                               bounds::oracle_output_bound(r);
-          auto where = [&] {
-            return describe_location(c, t, h, j) + " ‖pair‖=" + show_number(r) + " error=" +
-                   std::to_string(error / (bounds::float32_unit_roundoff * r)) + "·2^-24·‖pair‖";
-          };
-          seen.record(error / bound, where);
-          if (r >= meaningful_norm) {
-            seen.worst_over_target = std::max(
-                seen.worst_over_target,
-                (error - bounds::oracle_output_bound(r)) / bounds::documented_target(storage, r, y));
-            seen.worst_pair_error = std::max(seen.worst_pair_error, pair_error(y, e, xa, xb));
-            // ULPs only where the output does not cancel (numeric/ulp.h; see its banner).
-            if (std::fabs(e) >= r / 2)
-              seen.worst_noncancelling_ulps =
-                  std::max(seen.worst_noncancelling_ulps, ulp_distance(y, e, storage));
-          }
-          if (!(error <= bound)) {
-            RC_FAIL(failure_message("within_bound_of_reference", where(),
-                                    "y[" + std::to_string(k) + "]", y, e, error, bound, r));
+  for (const auto& [tensor, name] : {std::pair{&q, "Q"}, std::pair{&k, "K"}}) {
+    for (std::int64_t t = 0; t < c.tokens(); ++t) {
+      const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+      for (int h = 0; h < tensor->heads; ++h) {
+        const auto x = row_of(tensor->input, *tensor, t, h, c.shape.head_dim);
+        tier.rotate(x, m, exact);
+        for (int j = 0; j < c.pairs(); ++j) {
+          const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+          const double xa = x[static_cast<std::size_t>(ia)], xb = x[static_cast<std::size_t>(ib)];
+          const double r = std::hypot(xa, xb);
+          for (int i : {ia, ib}) {
+            const double y = tensor->output.get(element_index(*tensor, t, h, i));
+            const double e = exact[static_cast<std::size_t>(i)];
+            const double error = error_of(y, e);
+            const double bound =
+                bounds::output_bound(storage, r, m, theta[static_cast<std::size_t>(j)], y) +
+                bounds::oracle_output_bound(r);
+            auto where = [&] {
+              return std::string(name) + " " + describe_location(c, t, h, j) + " ‖pair‖=" +
+                     show_number(r) + " error=" +
+                     std::to_string(error / (bounds::float32_unit_roundoff * r)) + "·2^-24·‖pair‖";
+            };
+            seen.record(error / bound, where);
+            if (r >= meaningful_norm) {
+              if (tensor == &k) seen.worst_key_over_bound = std::max(seen.worst_key_over_bound, error / bound);
+              seen.worst_over_target = std::max(
+                  seen.worst_over_target,
+                  (error - bounds::oracle_output_bound(r)) / bounds::documented_target(storage, r, y));
+              seen.worst_pair_error = std::max(seen.worst_pair_error, pair_error(y, e, xa, xb));
+              // ULPs only where the output does not cancel (numeric/ulp.h; see its banner).
+              if (std::fabs(e) >= r / 2)
+                seen.worst_noncancelling_ulps =
+                    std::max(seen.worst_noncancelling_ulps, ulp_distance(y, e, storage));
+            }
+            if (!(error <= bound)) {
+              RC_FAIL(failure_message("within_bound_of_reference", where(),
+                                      std::string(name) + " y[" + std::to_string(i) + "]", y, e,
+                                      error, bound, r));
+            }
           }
         }
       }
@@ -386,8 +397,9 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
 
 constexpr kernel_property_definition accuracy_list[] = {
     {"within_bound_of_reference",
-     "every rotated output within the derived bound of the double-tier oracle (|m| <= 2^24)", 120,
-     true, within_bound_of_reference},
+     "every rotated Q and K output (one call, GQA head counts) within the derived bound of the "
+     "double-tier oracle (|m| <= 2^24)",
+     120, true, within_bound_of_reference},
     {"norm_preserved", "each pair's norm preserved within the derived pair bound", 120, true,
      norm_preserved},
     {"relative_offset_invariance",

@@ -26,6 +26,7 @@ enum class defect {
   zeroed_pass_through,   // dims past rotary_dim written as 0
   in_place_overwrite,    // y_b computed from the already overwritten a (breaks in place only)
   inverse_as_forward,    // direction ignored
+  key_not_rotated,       // in a Q+K call, K copied through unrotated
 };
 
 float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
@@ -68,6 +69,10 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
                          (tok * t->input_token_stride + h * t->input_head_stride) * static_cast<std::int64_t>(element);
         auto* out = static_cast<std::byte*>(t->output) +
                     (tok * t->output_token_stride + h * t->output_head_stride) * static_cast<std::int64_t>(element);
+        if (D == defect::key_not_rotated && t == &call.k) {
+          if (out != in) std::memmove(out, in, static_cast<std::size_t>(call.head_dim) * element);
+          continue;
+        }
         for (std::int64_t j = 0; j < pairs; ++j) {
           float c = 0, s = 0;
           if constexpr (D == defect::float_angle_recipe) {
@@ -206,6 +211,21 @@ TEST(mutant_kernels, in_place_overwrite_fails_in_place) {
 TEST(mutant_kernels, inverse_as_forward_fails_round_trip) {
   expect_caught({mutant<defect::inverse_as_forward>("inverse_as_forward"), "inverse_round_trip",
                  dtype::bfloat16});
+}
+
+// K is checked against the reference in the Q+K call, not only for equal bits with a K-alone
+// call (which an unrotated K passes too).
+TEST(mutant_kernels, key_not_rotated_fails_accuracy) {
+  expect_caught({mutant<defect::key_not_rotated>("key_not_rotated"), "within_bound_of_reference",
+                 dtype::float32});
+}
+
+TEST(mutant_kernels, key_not_rotated_passes_q_and_k_together_equal_separate) {
+  // Why the accuracy property has to look at K: the bit-exact one cannot see this defect.
+  const property_result r = check_kernel_property(
+      mutant<defect::key_not_rotated>("key_not_rotated"), "q_and_k_together_equal_separate",
+      dtype::float32, profile::quick, seed_from_environment());
+  EXPECT_TRUE(r.passed) << r.counterexample;
 }
 
 }  // namespace
