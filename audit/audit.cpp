@@ -36,15 +36,19 @@ std::string bucket_label(int k) {
 }
 
 // Allowed |y − y_exact| for one output: the kernel bound (properties/error_bounds.h) or the
-// user's units, plus the 16-bit store's half spacing, plus the oracle's own error.
+// user's units (of the rotated pair's norm A·‖pair‖), plus the 16-bit store's half spacing,
+// plus the oracle's own error. `pair_norm` is the input pair's.
 struct tolerance_rule {
   std::optional<double> units;
   dtype judged;
+  properties::bounds::attention_scale scale = properties::bounds::attention_scale_for(1);
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
-    const double oracle = properties::bounds::oracle_output_bound(pair_norm);
+    const double oracle = properties::bounds::oracle_output_bound(pair_norm, scale);
     if (units)
-      return *units * unit * pair_norm + properties::bounds::store_half_spacing(judged, stored) + oracle;
-    return properties::bounds::output_bound(judged, pair_norm, position, theta, stored) + oracle;
+      return *units * unit * scale.factor * pair_norm +
+             properties::bounds::store_half_spacing(judged, stored) + oracle;
+    return properties::bounds::output_bound(judged, pair_norm, position, theta, stored, scale) +
+           oracle;
   }
 };
 
@@ -66,7 +70,7 @@ class auditor {
         d_(in.spec.head_dim),
         rotary_(in.spec.rotary_dim),
         rows_(static_cast<std::int64_t>(in.positions.size())),
-        rule_{in.tolerance_units, in.judged},
+        rule_{in.tolerance_units, in.judged, properties::bounds::attention_scale_for(1)},
         theta_(reference::inverse_frequencies<double>(in.spec.rotary_dim, in.spec.base)) {}
 
   reports::audit_report run(const std::function<void(std::int64_t, std::int64_t)>& progress) {
@@ -79,6 +83,7 @@ class auditor {
     r.y = in_.y_file;
     const reference::double_tier tier(in_.spec, in_.positions);
     attention_ = tier.attention_factor();
+    rule_.scale = properties::bounds::attention_scale_for(attention_);
     const int pairs = rotary_ / 2;
     std::vector<reports::error_bucket> buckets(65);
     for (int k = 0; k < 65; ++k) buckets[k].label = bucket_label(k);
@@ -123,8 +128,7 @@ class auditor {
             const double err = std::fabs(stored - ref[c]);
             const double rel = norm > 0 ? err / norm : (err > 0 ? INFINITY : 0);
             const double units = rel / unit;
-            // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
-            if (err > rule_.allowed(attention_ * norm, m, theta_[j], stored)) ++r.outputs_beyond_tolerance;
+            if (err > rule_.allowed(norm, m, theta_[j], stored)) ++r.outputs_beyond_tolerance;
             r.max_abs_error = std::max(r.max_abs_error, err);
             if (units > r.max_rel_pair_error_units || r.outputs == 1) {
               r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
@@ -211,7 +215,7 @@ class auditor {
           for (const int c : {a, b}) {
             const double err = std::fabs(v.y[c] - ref[c]);
             ++total;
-            if (err <= rule_.allowed(attention_ * norm, in_.positions[row], theta_[j], v.y[c])) ++within;
+            if (err <= rule_.allowed(norm, in_.positions[row], theta_[j], v.y[c])) ++within;
             if (norm > 0) worst = std::max(worst, err / norm / unit);
           }
         }

@@ -161,10 +161,15 @@ int run_gate(const gate_options& o) {
   report.tool_version = ROPECHECK_VERSION;
   report.profile = o.profile;
   report.seed = o.seed;
-  const fixtures::output_bound_fn bound = [](dtype storage, double pair_norm,
-                                             std::int64_t position, double theta, double stored) {
-    return properties::bounds::output_bound(storage, pair_norm, position, theta, stored);
-  };
+  // A fixture has one attention factor: its scale (§16 coefficients) is computed once.
+  const fixtures::output_bound_fn bound =
+      [scale = properties::bounds::attention_scale_for(1)](
+          dtype storage, double pair_norm, std::int64_t position, double theta, double stored,
+          double attention_factor) mutable {
+        if (attention_factor != scale.factor)
+          scale = properties::bounds::attention_scale_for(attention_factor);
+        return properties::bounds::output_bound(storage, pair_norm, position, theta, stored, scale);
+      };
   for (const auto* kernel : kernels) {
     fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);
     auto outcome = run_properties(*kernel, o);

@@ -27,6 +27,7 @@ enum class defect {
   in_place_overwrite,    // y_b computed from the already overwritten a (breaks in place only)
   inverse_as_forward,    // direction ignored
   key_not_rotated,       // in a Q+K call, K copied through unrotated
+  attention_factor_dropped,  // cos and sin not multiplied by A
 };
 
 float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
@@ -59,6 +60,8 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
   const std::int64_t pairs = call.rotary_dim / 2;
   const std::size_t element = size_of(call.storage);
   const bool inverse = call.dir == fast::direction::inverse && D != defect::inverse_as_forward;
+  const double factor =
+      D == defect::attention_factor_dropped ? 1.0 : angles.frequencies().attention_factor;
   for (const fast::rope_tensor* t : {&call.q, &call.k}) {
     for (std::int64_t tok = 0; t->heads > 0 && tok < call.tokens; ++tok) {
       const std::int64_t m = call.position_type == dtype::int32
@@ -77,16 +80,16 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
           float c = 0, s = 0;
           if constexpr (D == defect::float_angle_recipe) {
             const float phi = static_cast<float>(m) * static_cast<float>(theta[static_cast<std::size_t>(j)]);
-            c = std::cos(phi);
-            s = std::sin(phi);
+            c = std::cos(phi) * static_cast<float>(factor);
+            s = std::sin(phi) * static_cast<float>(factor);
           } else {
             const double th = D == defect::float_frequency
                                   ? static_cast<double>(static_cast<float>(theta[static_cast<std::size_t>(j)]))
                                   : theta[static_cast<std::size_t>(j)];
             const double hi = static_cast<double>(m) * th;
             const double lo = std::fma(static_cast<double>(m), th, -hi);
-            c = static_cast<float>(std::cos(hi) - lo * std::sin(hi));
-            s = static_cast<float>(std::sin(hi) + lo * std::cos(hi));
+            c = static_cast<float>((std::cos(hi) - lo * std::sin(hi)) * factor);
+            s = static_cast<float>((std::sin(hi) + lo * std::cos(hi)) * factor);
           }
           if (inverse) s = -s;
           const bool adjacent = call.pair == pairing::adjacent;
@@ -226,6 +229,17 @@ TEST(mutant_kernels, key_not_rotated_passes_q_and_k_together_equal_separate) {
       mutant<defect::key_not_rotated>("key_not_rotated"), "q_and_k_together_equal_separate",
       dtype::float32, profile::quick, seed_from_environment());
   EXPECT_TRUE(r.passed) << r.counterexample;
+}
+
+// Generated cases carry attention factors A ≠ 1 (rope_scaling or explicit).
+TEST(mutant_kernels, attention_factor_dropped_fails_accuracy) {
+  expect_caught({mutant<defect::attention_factor_dropped>("attention_factor_dropped"),
+                 "within_bound_of_reference", dtype::bfloat16});
+}
+
+TEST(mutant_kernels, attention_factor_dropped_fails_norm) {
+  expect_caught({mutant<defect::attention_factor_dropped>("attention_factor_dropped"),
+                 "norm_preserved", dtype::float32});
 }
 
 }  // namespace
