@@ -56,7 +56,7 @@ std::string describe(const kernel_property_definition& p, dtype storage, const o
   if (!p.measures_error) return {};
   os << "worst at " << (seen.worst_case.empty() ? "-" : seen.worst_case);
   if (p.name == "within_bound_of_reference") {
-    os << "; worst error / documented target on plain RoPE (2.5·2^-24·‖pair‖";
+    os << "; worst error / documented target, A = 1 (2.5·2^-24·‖pair‖";
     if (storage != dtype::float32) os << " + half ulp of the output";
     os << ") = " << seen.worst_over_target << "; max pair error = "
        << in_units_of_2_pow_minus_24(seen.worst_pair_error) << "·2^-24";
