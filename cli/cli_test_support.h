@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -34,13 +35,15 @@ inline std::string file_text(const std::string& path) {
   return s.str();
 }
 
-// A fresh folder per test, removed afterwards.
+// A fresh folder per test and process, removed afterwards. The process id keeps two checkouts
+// (or two ctest runs) that share /tmp from writing into each other's folder.
 class scratch_dir_test : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("ropecheck_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+            std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
