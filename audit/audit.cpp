@@ -40,22 +40,29 @@ std::string bucket_label(int k) {
 }
 
 // Allowed |y − y_exact| for one output: the kernel bound (properties/error_bounds.h) or the
-// user's units, plus the 16-bit store's half spacing, plus the oracle's own error. The part
-// proportional to the pair norm depends on (position, frequency) only, so it is computed once
-// per row and frequency (coefficient) and applied per output (allowed).
+// user's units (of the rotated pair's norm A·‖pair‖), plus the 16-bit store's half spacing,
+// plus the oracle's own error. The part proportional to the rotated pair's norm depends on
+// (position, frequency, A) only, so it is computed once per row and frequency (coefficient)
+// and applied per output.
 struct tolerance_rule {
   std::optional<double> units;
   dtype judged;
+  properties::bounds::attention_scale scale = properties::bounds::attention_scale_for(1);
   double coefficient(std::int64_t position, double theta) const {
-    return units ? *units * unit : properties::bounds::working_output_relative(position, theta);
+    return units ? *units * unit : properties::bounds::working_output_relative(position, theta, scale);
   }
   double floor() const { return units ? 0.0 : properties::bounds::float32_underflow_per_output; }
-  double allowed(double coefficient, double pair_norm, double stored) const {
-    return (coefficient * pair_norm + floor()) + properties::bounds::store_half_spacing(judged, stored) +
-           properties::bounds::oracle_output_bound(pair_norm);
+  // The oracle's error per unit of the rotated pair's norm A·‖pair‖.
+  static double oracle_coefficient() {
+    return properties::bounds::oracle_output_bound(1.0, properties::bounds::attention_scale_for(1));
+  }
+  // `scaled_norm` = A·‖pair‖ of the input pair.
+  double allowed(double coefficient, double scaled_norm, double stored) const {
+    return (coefficient * scaled_norm + floor()) + properties::bounds::store_half_spacing(judged, stored) +
+           oracle_coefficient() * scaled_norm;
   }
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
-    return allowed(coefficient(position, theta), pair_norm, stored);
+    return allowed(coefficient(position, theta), scale.factor * pair_norm, stored);
   }
 };
 
@@ -142,7 +149,7 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     const double err_b = kept_or_zero(finite_b, std::fabs(yb - rb));
     // tolerance_rule::allowed, term for term, with the pair's shared part computed once.
     const double shared = coefficient[j] * scaled_norm + k.floor;
-    const double oracle = properties::bounds::oracle_output_bound(scaled_norm);
+    const double oracle = tolerance_rule::oracle_coefficient() * scaled_norm;
     const double allowed_a = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_a, ya))) + oracle;
     const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
     // & rather than &&: every comparison is evaluated, so none needs a branch.
@@ -181,7 +188,7 @@ class auditor {
         d_(in.spec.head_dim),
         rotary_(in.spec.rotary_dim),
         rows_(static_cast<std::int64_t>(in.positions.size())),
-        rule_{in.tolerance_units, in.judged},
+        rule_{in.tolerance_units, in.judged, properties::bounds::attention_scale_for(1)},
         theta_(reference::inverse_frequencies<double>(in.spec.rotary_dim, in.spec.base)) {}
 
   reports::audit_report run(const std::function<void(std::int64_t, std::int64_t)>& progress) {
@@ -194,6 +201,7 @@ class auditor {
     r.y = in_.y_file;
     const reference::double_tier tier(in_.spec, in_.positions);
     attention_ = tier.attention_factor();
+    rule_.scale = properties::bounds::attention_scale_for(attention_);
     const int pairs = rotary_ / 2;
     totals t;
     t.buckets.resize(65);
@@ -412,7 +420,7 @@ class auditor {
           for (const int c : {a, b}) {
             const double err = std::fabs(v.y[c] - ref[c]);
             ++total;
-            if (err <= rule_.allowed(attention_ * norm, in_.positions[row], theta_[j], v.y[c])) ++within;
+            if (err <= rule_.allowed(norm, in_.positions[row], theta_[j], v.y[c])) ++within;
             if (norm > 0) worst = std::max(worst, err / norm / unit);
           }
         }

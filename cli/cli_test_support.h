@@ -35,8 +35,8 @@ inline std::string file_text(const std::string& path) {
   return s.str();
 }
 
-// A fresh folder per test, removed afterwards. The process id keeps two checkouts running the
-// same test at once on one machine (a shared /tmp) out of each other's folders.
+// A fresh folder per test and process, removed afterwards. The process id keeps two checkouts
+// (or two ctest runs) that share /tmp from writing into each other's folder.
 class scratch_dir_test : public ::testing::Test {
  protected:
   void SetUp() override {

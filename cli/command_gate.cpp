@@ -22,6 +22,7 @@
 #include "fixtures/kernel_fixtures.h"
 #include "mutants/mutant_registry.h"
 #include "properties/error_bounds.h"
+#include "properties/frequency_properties.h"
 #include "properties/kernel_properties.h"
 #include "reports/audit_report.h"
 
@@ -110,6 +111,22 @@ reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options&
     outcome.killed_by.push_back(p.name);
     outcome.counterexamples.push_back(p.counterexample);
   }
+  if (m.frequencies != nullptr) {
+    // The defect is in the scaling code, which kernels never see: the frequency property is
+    // the one aimed at it (properties/frequency_properties.h).
+    const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
+    const auto r = properties::check_scaled_frequencies(
+        [&m](const rope_spec& spec, std::int64_t length) {
+          return mutants::mutant_frequencies(m, spec, length);
+        },
+        p, o.seed,
+        fmt::format("ropecheck gate --mutant {} --profile {} --seed {}", m.kernel.name, o.profile,
+                    o.seed));
+    if (!r.passed) {
+      outcome.killed_by.push_back(r.name);
+      outcome.counterexamples.push_back(r.counterexample);
+    }
+  }
   fmt::print(stderr, "gate: mutant {} — fixtures\n", m.kernel.name);
   const fixtures::frequencies_fn frequencies = [&m](const rope_spec& spec, std::int64_t length) {
     return mutants::mutant_frequencies(m, spec, length);
@@ -161,10 +178,15 @@ int run_gate(const gate_options& o) {
   report.tool_version = ROPECHECK_VERSION;
   report.profile = o.profile;
   report.seed = o.seed;
-  const fixtures::output_bound_fn bound = [](dtype storage, double pair_norm,
-                                             std::int64_t position, double theta, double stored) {
-    return properties::bounds::output_bound(storage, pair_norm, position, theta, stored);
-  };
+  // A fixture has one attention factor: its scale (§16 coefficients) is computed once.
+  const fixtures::output_bound_fn bound =
+      [scale = properties::bounds::attention_scale_for(1)](
+          dtype storage, double pair_norm, std::int64_t position, double theta, double stored,
+          double attention_factor) mutable {
+        if (attention_factor != scale.factor)
+          scale = properties::bounds::attention_scale_for(attention_factor);
+        return properties::bounds::output_bound(storage, pair_norm, position, theta, stored, scale);
+      };
   for (const auto* kernel : kernels) {
     fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);
     auto outcome = run_properties(*kernel, o);

@@ -12,9 +12,9 @@
 // the one rounded product ≤ u·|b·s|, the FMA's single rounding ≤ u·|y_a|. Maximised over
 // (a, b) of norm r and over φ this is < 2.5·u·r, approached as a → 0, |sin φ| → 1⁻ (y_b
 // likewise; docs/error-bounds.md §2); the angle's own error adds ≤ ~0.05·u·r at m = 2^24
-// (cos_sin.h). Without FMA the a·c product
-// adds u·|a·c| more (3·u·r), which is why every path fuses. With an attention factor f the
-// bound scales by max(1, f).
+// (cos_sin.h). Without FMA the a·c product adds u·|a·c| more (3·u·r), which is why every path
+// fuses. With an attention factor A the bound is G·u·A·r with G in [2.5, 3) depending on where
+// A·cos and A·sin fall between powers of two (docs/error-bounds.md §16), not 2.5·u·max(1, A)·r.
 #pragma once
 
 #include <cmath>

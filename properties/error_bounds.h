@@ -6,9 +6,11 @@
 //
 // Notation (docs/error-bounds.md §1): u = 2^-24, r = ‖(x_a, x_b)‖ the INPUT pair's norm, m the
 // position, θ_j the pair's inverse frequency as the kernel received it (the double nearest the
-// real θ_j), y an output the kernel stored.
+// real θ_j, scaled θ'_j under rope_scaling), y an output the kernel stored, A the attention
+// factor (cos and sin both × A; 1 for plain RoPE), carried as an attention_scale (§16).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -23,6 +25,7 @@ inline constexpr double float32_unit_roundoff = 0x1p-24;  // u
 // §2. sup, over the rotation angle and the direction of (x_a, x_b), of the first-order error of
 // ONE output, in units of u·r: cos/sin rounding (≤ u·2^⌊log₂|c|⌋ each) + the rounded product
 // (≤ u·|x_b·s|) + the FMA (≤ u·|y|). The sup is attained as (x_a, x_b) → (0, 1), sin → 1⁻.
+// This is the A = 1 value of attention_scale_for (§16), which the bounds below use.
 inline constexpr double fused_output_coefficient = 2.5;
 
 // §2, the same without FMA (a·c rounded too): 1 + √(3/2 + √2) = 2.70711…, rounded up. For
@@ -31,7 +34,7 @@ inline constexpr double fused_output_coefficient = 2.5;
 inline constexpr double unfused_output_coefficient = 2.7072;
 
 // §3. sup of ‖(ŷ_a, ŷ_b) − (y_a, y_b)‖ in units of u·r: √(h(c)² + h(s)²) + |s| + 1 with
-// h(v) = 2^⌊log₂|v|⌋, maximal at cos → ½⁺ (2.57313…), rounded up.
+// h(v) = 2^⌊log₂|v|⌋, maximal at cos → ½⁺ (2.57313…), rounded up (attention_scale_for(1)).
 inline constexpr double fused_pair_coefficient = 2.5732;
 
 // §4. The double-precision cos/sin stage before the float32 rounding (fast/cos_sin.h): the
@@ -49,6 +52,67 @@ inline constexpr double higher_order_slack = 0x1p-44;
 // subnormal, 2^-150, which no relative term covers. Two roundings (product, FMA) per output.
 inline constexpr double float32_underflow_per_output = 0x1p-149;
 
+// §16. The float32 rounding error of a value w is at most u·2^e where 2^e is the largest power of
+// two strictly below |w| (a power of two is stored exactly): the left-continuous step h⁻(w).
+inline double power_of_two_below(double w) {
+  if (w == 0) return 0;
+  int e = 0;
+  const double m = std::frexp(std::fabs(w), &e);  // |w| = m·2^e, m in [1/2, 1)
+  return std::ldexp(1.0, m == 0.5 ? e - 2 : e - 1);
+}
+// Its right limit at w: 2^⌊log₂|w|⌋ (0 at 0).
+inline double power_of_two_at_or_below(double w) {
+  if (w == 0) return 0;
+  int e = 0;
+  std::frexp(std::fabs(w), &e);
+  return std::ldexp(1.0, e - 1);
+}
+
+// §16. What an attention factor A changes in the bounds: every relative term is × A (cos, sin
+// and the outputs are), and the cos/sin rounding coefficients of §2/§3 become sups over the
+// angle of terms in h⁻(A·cos φ)/A and h⁻(A·sin φ)/A, which depend on where A·cos φ and
+// A·sin φ fall between powers of two. At A = 1 they are fused_output_coefficient and
+// fused_pair_coefficient; for any A they are < 3 and ≥ 2.
+struct attention_scale {
+  double factor = 1;               // A, as the kernel received it (the double nearest A)
+  double output_coefficient = 0;   // §16: the §2 supremum at A, units of u·A·r
+  double pair_coefficient = 0;     // §16: the §3 supremum at A, units of u·A·r
+};
+
+// §16. With g_S = h⁻(A·S)/A and g_C = h⁻(A·C)/A (C = √(1 − S²), S ∈ [0, 1]) the two suprema are
+// those of √(g_C² + (g_S + S)²) + 1 and √(g_C² + g_S²) + S + 1. Between consecutive jumps of
+// g_S or g_C both increase with S, so each sup is a left limit at a jump or at S = 1: at
+// S = 2^k/A (g_S = 2^(k−1)/A there) and at C = 2^k/A (g_C = 2^k/A, its right limit in C).
+// The other side of a candidate is computed with rounding; within 2^-48 of a jump it takes the
+// upper step (sound, and exact unless A·S and A·C are both powers of two). Jumps at S or C
+// below 2^-15 are skipped: they move neither sup by more than 2^-28 (docs/error-bounds.md
+// §16), which higher_order_slack covers.
+inline attention_scale attention_scale_for(double a) {
+  attention_scale scale{a, 0, 0};
+  auto consider = [&](double s, double g_s, double g_c) {
+    scale.output_coefficient = std::max(scale.output_coefficient, std::hypot(g_c, g_s + s) + 1);
+    scale.pair_coefficient = std::max(scale.pair_coefficient, std::hypot(g_c, g_s) + s + 1);
+  };
+  constexpr double hair = 1 + 0x1p-48;
+  consider(1, power_of_two_below(a) / a, 0);  // S → 1⁻: A·S → A from below
+  int top = 0;
+  std::frexp(a, &top);  // a in [2^(top−1), 2^top)
+  for (int k = top - 15; k <= top; ++k) {
+    const double t = std::ldexp(1.0, k) / a;  // S or C at a jump
+    if (!(t > 0 && t < 1)) continue;
+    const double other = std::sqrt((1 - t) * (1 + t));
+    // g_S jumps at S = t: its left limit is 2^(k−1)/A; C = other is generic.
+    consider(t, std::ldexp(1.0, k - 1) / a, power_of_two_at_or_below(a * other * hair) / a);
+    // g_C jumps at C = t: its right limit is 2^k/A = t; S = other is generic.
+    consider(other, power_of_two_below(a * other * hair) / a, t);
+  }
+  return scale;
+}
+
+// §16. Ã (the double nearest A) and fl(C'·Ã) add ≤ 2·2^-53 relative per cos/sin value, ≤ 2^-51
+// for the pair as a vector; nothing at A = 1, where both are exact.
+inline double attention_factor_rounding(const attention_scale& a) { return a.factor == 1 ? 0 : 0x1p-51; }
+
 // §4. Angle error of a θ_j rounded to double: |m·θ_j − m·θ̃_j| ≤ |m|·θ_j·2^-53 (θ_j < 2, so
 // this is exact enough in double). A rotation by a perturbed angle moves the pair by r·|Δφ|.
 inline double frequency_angle_error(std::int64_t position, double theta) {
@@ -61,25 +125,29 @@ inline double double_stage_truncation(std::int64_t position, double theta) {
   return lo * lo;
 }
 
-// The part of working_output_bound proportional to the pair norm: one value per (m, θ_j), which
-// bulk checkers compute once and reuse for every head.
-inline double working_output_relative(std::int64_t position, double theta) {
-  return fused_output_coefficient * float32_unit_roundoff + higher_order_slack +
-         cos_sin_double_stage + double_stage_truncation(position, theta) +
+// working_output_bound's terms proportional to the exact output pair's norm A·r, per unit of
+// it: one value per (m, θ_j, A), which bulk checkers compute once and reuse for every head.
+inline double working_output_relative(std::int64_t position, double theta, const attention_scale& a) {
+  return a.output_coefficient * float32_unit_roundoff + higher_order_slack + cos_sin_double_stage +
+         attention_factor_rounding(a) + double_stage_truncation(position, theta) +
          frequency_angle_error(position, theta);
 }
 
 // Bound on |ŷ − y| for one output in float32 working precision, before the store.
-inline double working_output_bound(double pair_norm, std::int64_t position, double theta) {
-  return working_output_relative(position, theta) * pair_norm + float32_underflow_per_output;
+inline double working_output_bound(double pair_norm, std::int64_t position, double theta,
+                                   const attention_scale& a) {
+  return working_output_relative(position, theta, a) * a.factor * pair_norm +
+         float32_underflow_per_output;
 }
 
 // Bound on ‖ŷ − y‖₂ for the pair as a vector in float32 working precision, before the store.
-inline double working_pair_bound(double pair_norm, std::int64_t position, double theta) {
-  const double relative = fused_pair_coefficient * float32_unit_roundoff + higher_order_slack +
-                          cos_sin_double_stage + double_stage_truncation(position, theta) +
+inline double working_pair_bound(double pair_norm, std::int64_t position, double theta,
+                                 const attention_scale& a) {
+  const double relative = a.pair_coefficient * float32_unit_roundoff + higher_order_slack +
+                          cos_sin_double_stage + attention_factor_rounding(a) +
+                          double_stage_truncation(position, theta) +
                           frequency_angle_error(position, theta);
-  return relative * pair_norm + std::sqrt(2.0) * float32_underflow_per_output;
+  return relative * a.factor * pair_norm + std::sqrt(2.0) * float32_underflow_per_output;
 }
 
 // §6. The store: float32 outputs are stored as computed; float16/bfloat16 outputs are rounded
@@ -93,21 +161,21 @@ inline double store_half_spacing(dtype storage, double stored) {
 
 // The kernel contract checked by the properties: |y − y_exact| for one stored output.
 inline double output_bound(dtype storage, double pair_norm, std::int64_t position, double theta,
-                           double stored) {
-  return working_output_bound(pair_norm, position, theta) + store_half_spacing(storage, stored);
+                           double stored, const attention_scale& a) {
+  return working_output_bound(pair_norm, position, theta, a) + store_half_spacing(storage, stored);
 }
 
 // ‖(y_a, y_b) − (y_a, y_b)_exact‖₂ for one stored pair.
 inline double pair_bound(dtype storage, double pair_norm, std::int64_t position, double theta,
-                         double stored_a, double stored_b) {
-  return working_pair_bound(pair_norm, position, theta) +
+                         double stored_a, double stored_b, const attention_scale& a) {
+  return working_pair_bound(pair_norm, position, theta, a) +
          std::hypot(store_half_spacing(storage, stored_a), store_half_spacing(storage, stored_b));
 }
 
-// The oracle's own error (reference/double_tier.h, docs/double-tier.md), added to every bound
-// that is checked against the double tier instead of the exact value.
-inline double oracle_output_bound(double pair_norm) {
-  return reference::double_tier_pair_error_bound * pair_norm;
+// The oracle's own error (reference/double_tier.h, docs/double-tier.md: 3·2^-53·A·r), added to
+// every bound that is checked against the double tier instead of the exact value.
+inline double oracle_output_bound(double pair_norm, const attention_scale& a) {
+  return reference::double_tier_pair_error_bound * a.factor * pair_norm;
 }
 
 // The target fast/ documents (fast/rotation.h, fast/accuracy_test.cpp): float32 outputs within
@@ -131,10 +199,12 @@ inline double score_pair_error(double q_bound, double q_norm, double k_bound, do
   return q_bound * k_norm + q_norm * k_bound + q_bound * k_bound;
 }
 
-// §9. Forward then inverse: |x̂ − x| per coordinate ≤ ‖ŷ − y‖ (an exact rotation by −m moves no
-// error) + the inverse call's own output bound on the stored ŷ.
-inline double round_trip_bound(double forward_pair_bound, double inverse_output_bound) {
-  return forward_pair_bound + inverse_output_bound;
+// §9. Forward then inverse (the backward pass, A·R(−m)), exactly A²·x: |x̂ − A²·x| per
+// coordinate ≤ A·‖ŷ − y‖ (the exact inverse moves the forward error by A, no more) + the
+// inverse call's own output bound on the stored ŷ.
+inline double round_trip_bound(double forward_pair_bound, double inverse_output_bound,
+                               const attention_scale& a) {
+  return a.factor * forward_pair_bound + inverse_output_bound;
 }
 
 // §10. Two kernels each within their bound of the exact value agree within the sum.

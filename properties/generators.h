@@ -389,11 +389,13 @@ inline std::pair<int, int> pair_coordinates(pairing p, int rotary_dim, int j) {
 }
 
 // Rows of a [tokens, heads, head_dim] tensor whose token t sits at positions[t]; a fifth of
-// the rotated pairs are made to cancel at their angle m_t·θ_j. `storage` decides the format
-// (float64 for the reference properties, with `range` narrowing its exponents).
+// the rotated pairs are made to cancel at their angle m_t·θ_j (`theta`: the frequencies the
+// rows will be rotated by, approximately). `storage` decides the format (float64 for the
+// reference properties, with `range` narrowing its exponents).
 inline rc::Gen<value_rows> tensor_rows(dtype storage, const value_range& range,
                                        const rope_shape& s, int heads,
-                                       const std::vector<std::int64_t>& token_positions) {
+                                       const std::vector<std::int64_t>& token_positions,
+                                       const std::vector<long double>& theta) {
   const int tokens = static_cast<int>(token_positions.size());
   const int pairs = s.rotary_dim / 2;
   const auto one_row = row(range, s.head_dim);
@@ -403,7 +405,6 @@ inline rc::Gen<value_rows> tensor_rows(dtype storage, const value_range& range,
                                               {1, cancellation::first_output},
                                               {1, cancellation::second_output}}));
   const auto row_recipe = rc::gen::tuple(one_row, cancellations);
-  const auto theta = approximate_inverse_frequencies(s.rotary_dim, s.base);
   return rc::gen::map(
       rc::gen::container<std::vector<std::tuple<std::vector<double>, std::vector<cancellation>>>>(
           static_cast<std::size_t>(tokens * heads), row_recipe),

@@ -9,6 +9,7 @@
 
 #include "numeric/ulp.h"
 #include "properties/generators.h"
+#include "properties/scaling_cases.h"
 
 namespace ropecheck::properties {
 namespace {
@@ -103,7 +104,10 @@ TEST_P(at_size, values_span_the_format_with_subnormals_specials_and_cancellation
     const value_range range = gen::full_range(storage);
     const rope_shape s{64, 64, 1e4, pairing::adjacent};
     const std::vector<std::int64_t> positions{0, 1, 4097, 1 << 20};
-    const auto tensors = sample(gen::tensor_rows(storage, range, s, 2, positions), GetParam(), tensor_samples);
+    const auto tensors = sample(
+        gen::tensor_rows(storage, range, s, 2, positions,
+                         gen::approximate_inverse_frequencies(s.rotary_dim, s.base)),
+        GetParam(), tensor_samples);
     int subnormal = 0, zero = 0, negative_zero = 0, huge = 0, tiny = 0, cancelled = 0;
     const double smallest_normal = std::ldexp(1.0, range.format.min_normal_exponent);
     const double largest_allowed = std::ldexp(1.0, range.max_exponent + 1);
@@ -146,6 +150,51 @@ TEST_P(at_size, values_span_the_format_with_subnormals_specials_and_cancellation
     // ≈ 1/5 of the pairs at positions > 0 (3 of 4 tokens × 2 heads × 32 pairs) are set up.
     EXPECT_GT(cancelled, tensor_samples * 6 * 32 / 10) << to_string(storage);
   }
+}
+
+// The kernel cases' specs (scaling_cases.h): plain RoPE half the time, every rope_type and
+// convention, explicit attention factors across [1/4, 4] (powers of two and 1 ± 2^-20 among
+// them), sequence lengths on both sides of L0 and L_max — or the properties could not fail on
+// a kernel that mishandles them.
+TEST_P(at_size, kernel_specs_cover_every_scaling_and_attention_factors) {
+  const std::vector<pairing> both{pairing::half_split, pairing::adjacent};
+  const auto shapes = sample(gen::shape(both, 512), GetParam(), samples);
+  std::set<scaling_type> types;
+  std::set<scaling_convention> conventions;
+  int plain = 0, explicit_factor = 0, beyond_max = 0, within_original = 0, near_one = 0;
+  double lowest = 1, highest = 1;
+  rc::Random random(static_cast<std::uint64_t>(GetParam()) + 17);
+  for (const auto& shape : shapes) {
+    const rope_spec s = gen::kernel_spec(shape)(random.split(), GetParam()).value().spec;
+    EXPECT_EQ(s.rotary_dim, shape.rotary_dim);
+    if (s.scaling.type == scaling_type::none && !s.attention_factor) ++plain;
+    if (s.scaling.type != scaling_type::none) {
+      types.insert(s.scaling.type);
+      conventions.insert(s.scaling.convention);
+      EXPECT_GT(s.sequence_length, 0);  // θ'_j and A fixed by the spec, not by the call
+      const std::int64_t original = s.scaling.original_max_position_embeddings > 0
+                                        ? s.scaling.original_max_position_embeddings
+                                        : s.scaling.max_position_embeddings;
+      beyond_max += s.sequence_length > s.scaling.max_position_embeddings;
+      within_original += s.sequence_length <= original;
+    }
+    if (s.attention_factor) {
+      ++explicit_factor;
+      lowest = std::min(lowest, *s.attention_factor);
+      highest = std::max(highest, *s.attention_factor);
+      near_one += *s.attention_factor != 1 && std::fabs(*s.attention_factor - 1) <= 0x1p-20;
+    }
+  }
+  EXPECT_GT(plain, samples * 4 / 10);
+  EXPECT_LT(plain, samples * 6 / 10);
+  EXPECT_EQ(types.size(), 6u);
+  EXPECT_EQ(conventions.size(), 5u);
+  EXPECT_GT(explicit_factor, samples / 8);
+  EXPECT_LT(lowest, 0.3);
+  EXPECT_GT(highest, 3.0);
+  EXPECT_GT(near_one, 10);
+  EXPECT_GT(beyond_max, 30);
+  EXPECT_GT(within_original, 30);
 }
 
 // Size 0 (where RapidCheck's own generators are degenerate) and the nominal maximum.

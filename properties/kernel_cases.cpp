@@ -2,11 +2,13 @@
 #include "properties/kernel_cases.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
+#include "properties/scaling_cases.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -78,7 +80,7 @@ std::int64_t element_buffer::first_difference(const element_buffer& other) const
 // ---------------------------------------------------------------------------------------------
 // Cases
 
-rope_spec kernel_case::spec() const {
+rope_spec plain_spec(const rope_shape& shape) {
   rope_spec s;
   s.head_dim = shape.head_dim;
   s.rotary_dim = shape.rotary_dim;
@@ -101,6 +103,8 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   c.storage = storage;
   c.shape = limits.partial_rotation ? *gen::partial_shape(kernel.pairings, limits.max_head_dim)
                                      : *gen::shape(kernel.pairings, limits.max_head_dim);
+  c.spec = (*gen::kernel_spec(c.shape)).spec;
+  c.frequencies = kernel_frequencies(c.spec);
   const std::int64_t pairs = c.pairs();
   c.q_heads = static_cast<int>(*gen::uniform_int(1, limits.max_heads));
   c.k_heads = limits.with_k ? static_cast<int>(*gen::uniform_int(1, limits.max_heads)) : 0;
@@ -114,13 +118,17 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
       cached ? std::min(limits.position_limit + 1,
                         cache_position_limit(pairs, limits.cache_table_floats))
              : limits.position_limit + 1;
-  c.positions = *gen::positions(tokens, limit,
-                                gen::approximate_inverse_frequencies(c.shape.rotary_dim, c.shape.base),
-                                limits.allow_negative_positions && !cached);
+  const auto theta = c.approximate_theta();
+  c.positions = *gen::positions(tokens, limit, theta, limits.allow_negative_positions && !cached);
 
-  const value_range range = gen::full_range(storage);
-  c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions);
-  if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions);
+  // Outputs have norm A·‖pair‖, and forward then inverse (the backward pass) gives A²·x: with
+  // A > 1 the inputs stay 2^⌈log₂ A²⌉ further below the format's largest value, so no exact
+  // result overflows (generators.h, value_range).
+  value_range range = gen::full_range(storage);
+  const double gain = c.frequencies.attention_factor * c.frequencies.attention_factor;
+  if (gain > 1) range.max_exponent -= static_cast<int>(std::ceil(std::log2(gain)));
+  c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions, theta);
+  if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions, theta);
   return c;
 }
 
@@ -128,9 +136,7 @@ fast::rope_angles prepare_angles(const fast::kernel_info& kernel, const kernel_c
                                  std::int64_t extra_positions) {
   std::int64_t max_position = 0;
   for (std::int64_t m : c.positions) max_position = std::max(max_position, m + 1);
-  fast::rope_frequencies frequencies{
-      kernel_inverse_frequencies(c.shape.rotary_dim, c.shape.base), 1.0};
-  auto prepared = kernel.prepare(frequencies, max_position + extra_positions);
+  auto prepared = kernel.prepare(c.frequencies, max_position + extra_positions);
   if (!prepared.ok()) {
     RC_FAIL("kernel " + std::string(kernel.name) +
             " refused to prepare angles: " + prepared.state.message);
@@ -194,8 +200,12 @@ std::string show_number(double v) {
 std::string describe_location(const kernel_case& c, std::int64_t token, std::int64_t head, int j) {
   std::ostringstream os;
   os << to_string(c.storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
-     << "/" << c.shape.rotary_dim << " base=" << c.shape.base
-     << " m=" << c.positions[static_cast<std::size_t>(token)] << " head=" << head << " j=" << j;
+     << "/" << c.shape.rotary_dim << " base=" << c.shape.base;
+  if (c.spec.scaling.type != scaling_type::none)
+    os << " " << to_string(c.spec.scaling.type) << "(" << to_string(c.spec.scaling.convention)
+       << ") theta_j=" << show_number(c.theta()[static_cast<std::size_t>(j)]);
+  if (c.frequencies.attention_factor != 1) os << " A=" << show_number(c.frequencies.attention_factor);
+  os << " m=" << c.positions[static_cast<std::size_t>(token)] << " head=" << head << " j=" << j;
   return os.str();
 }
 

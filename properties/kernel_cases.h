@@ -1,6 +1,7 @@
 // kernel_cases: what the kernel properties generate and how they call a kernel — aligned
-// storage buffers of any storage dtype, one generated case (shape, positions, Q and K rows),
-// and rope_call construction through nothing but fast::kernel_info. Internal to properties/.
+// storage buffers of any storage dtype, one generated case (shape, frequency scaling and
+// attention factor, positions, Q and K rows), and rope_call construction through nothing but
+// fast::kernel_info. Internal to properties/.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "fast/kernels.h"
+#include "properties/error_bounds.h"
 #include "properties/generators.h"
 #include "properties/kernel_properties.h"
 
@@ -64,10 +66,13 @@ struct case_limits {
 // Cache tables larger than this are not built per case (deep profile: 4× more).
 std::int64_t cache_table_budget(profile p);
 
-// One generated input: shape, per-token positions, Q rows and optionally K rows (packed
+// One generated input: shape, spec (plain RoPE, or a rope_scaling and/or attention factor:
+// scaling_cases.h), per-token positions, Q rows and optionally K rows (packed
 // [tokens, heads, head_dim], values exact in the storage dtype).
 struct kernel_case {
   rope_shape shape;
+  rope_spec spec;                      // what the double tier rotates by (shape + scaling)
+  fast::rope_frequencies frequencies;  // what the kernel rotates by: kernel_frequencies(spec)
   dtype storage = dtype::float32;
   std::vector<std::int64_t> positions;
   int q_heads = 1;
@@ -77,8 +82,21 @@ struct kernel_case {
 
   std::int64_t tokens() const { return static_cast<std::int64_t>(positions.size()); }
   std::int64_t pairs() const { return shape.rotary_dim / 2; }
-  rope_spec spec() const;
+  const std::vector<double>& theta() const { return frequencies.inverse_frequencies; }
+  // A rope_scaling or an attention factor ≠ 1 (else plain RoPE).
+  bool scaled() const {
+    return spec.scaling.type != scaling_type::none || frequencies.attention_factor != 1;
+  }
+  // A, and the bounds' coefficients at A (error_bounds.h §16).
+  bounds::attention_scale scale() const { return bounds::attention_scale_for(frequencies.attention_factor); }
+  // θ_j as the generators aim positions and cancelling pairs at them.
+  std::vector<long double> approximate_theta() const {
+    return {frequencies.inverse_frequencies.begin(), frequencies.inverse_frequencies.end()};
+  }
 };
+
+// Plain RoPE for a shape (no scaling, A = 1).
+rope_spec plain_spec(const rope_shape& shape);
 
 // Picks a case with RapidCheck (call only inside a property): every pick shows up in the
 // counterexample. Positions respect the kernel's strategy: cache kernels get [0, table size).
@@ -87,9 +105,10 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
 // The positions a cache kernel's table can cover for `pairs` pairs within the budget.
 std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats);
 
-// θ_j as the kernels get them: the double nearest the 266-bit base^(−2j/rotary_dim)
-// (reference::inverse_frequencies), memoized per (rotary_dim, base).
-std::vector<double> kernel_inverse_frequencies(int rotary_dim, double base);
+// θ_j (θ'_j under rope_scaling) and A as the kernels get them: each the double nearest the
+// 266-bit value (reference::scaled_frequencies), so the kernels' input error is the one §4 and
+// §16 of docs/error-bounds.md assume. Plain RoPE is memoized per (rotary_dim, base).
+fast::rope_frequencies kernel_frequencies(const rope_spec& spec);
 
 // Angles for this kernel's strategy; cache tables cover [0, max(positions) + 1). RC_FAILs
 // (with the kernel's message) if the kernel refuses.
@@ -128,7 +147,7 @@ inline std::int64_t element_index(const tensor_buffers& t, std::int64_t token, s
   return token * t.token_stride + head * t.head_stride + coordinate;
 }
 
-// "kernel float16 half m=… j=…" style location for messages.
+// "float16 half d=…/… base=… [yarn A=…] m=… head=… j=…" style location for messages.
 std::string describe_location(const kernel_case& c, std::int64_t token, std::int64_t head, int j);
 
 // Hex and decimal, for messages.

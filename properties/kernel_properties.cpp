@@ -56,12 +56,18 @@ std::string describe(const kernel_property_definition& p, dtype storage, const o
   if (!p.measures_error) return {};
   os << "worst at " << (seen.worst_case.empty() ? "-" : seen.worst_case);
   if (p.name == "within_bound_of_reference") {
-    os << "; worst error / documented target (2.5·2^-24·‖pair‖";
+    os << "; worst error / documented target, A = 1 (2.5·2^-24·‖pair‖";
     if (storage != dtype::float32) os << " + half ulp of the output";
     os << ") = " << seen.worst_over_target << "; max pair error = "
        << in_units_of_2_pow_minus_24(seen.worst_pair_error) << "·2^-24";
     if (storage == dtype::float32)
       os << "; max ulps on non-cancelling outputs = " << seen.worst_noncancelling_ulps;
+  }
+  if (p.name != "strategies_agree") {
+    if (p.name == "within_bound_of_reference")
+      os << "; K outputs (one call with Q) worst/bound = " << seen.worst_key_over_bound;
+    os << "; with rope_scaling or A != 1 worst/bound = " << seen.worst_scaled_over_bound
+       << " (pairs of norm >= 2^-100)";
   }
   if (p.name == "strategies_agree")
     os << (seen.all_bit_identical ? "; all outputs bit-identical" : "; outputs differ in bits");

@@ -30,7 +30,8 @@ struct property_result {
   bool passed = true;
   std::int64_t cases = 0;
   double worst_over_bound = 0; // observed worst error / derived bound (0 for bit-exact properties that held)
-  std::string counterexample;  // shrunk counterexample when failed (RapidCheck's description)
+  std::string counterexample;  // shrunk counterexample when failed; last line: the message
+                               // naming the violated bound (property_runner.cpp)
   std::string replay;          // one-line command/seed to replay
   std::string detail;          // extra measurements (e.g. worst error over the documented target)
 };

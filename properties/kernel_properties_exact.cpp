@@ -391,17 +391,20 @@ void call_size_invariant(const fast::kernel_info& kernel, dtype storage,
   kernel_case c;
   c.storage = storage;
   c.shape = rope_shape{head_dim, head_dim, base, pair};
+  c.spec = plain_spec(c.shape);
+  c.frequencies = kernel_frequencies(c.spec);
   c.q_heads = heads;
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
   const std::int64_t limit = cached ? cache_position_limit(c.pairs(), cache_table_budget(settings.level))
                                     : int32_position_limit + 1;
-  const auto seeds = *gen::positions(8, limit, gen::approximate_inverse_frequencies(head_dim, base));
+  const auto seeds = *gen::positions(8, limit, c.approximate_theta());
   c.positions.resize(static_cast<std::size_t>(tokens));
   for (std::int64_t t = 0; t < tokens; ++t)  // the generated positions, walked forward
     c.positions[static_cast<std::size_t>(t)] = (seeds[static_cast<std::size_t>(t % 8)] + t / 8) % limit;
   // A few generated rows, tiled over the whole tensor.
   const auto sample = *gen::tensor_rows(storage, gen::full_range(storage), c.shape, 1,
-                                        std::vector<std::int64_t>(seeds.begin(), seeds.begin() + 4));
+                                        std::vector<std::int64_t>(seeds.begin(), seeds.begin() + 4),
+                                        c.approximate_theta());
   const fast::rope_angles angles = prepare_angles(kernel, c);
 
   tensor_buffers big;

@@ -16,7 +16,8 @@ struct kernel_property_definition {
   std::string_view statement;  // one line: what holds, and within what
   int quick_cases;             // per storage dtype; the whole quick suite must fit 3 minutes
   bool measures_error;         // reports worst_over_bound (false: bit-exact or status checks)
-  // One case: picks its inputs with RapidCheck, fails with RC_FAIL/RC_ASSERT.
+  // One case: picks its inputs with RapidCheck, fails with RC_FAIL(message) — the message
+  // names the violated bound and its inputs, and is what reports show (property_runner.cpp).
   void (*run_case)(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
                    observation& seen);
 };

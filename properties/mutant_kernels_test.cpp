@@ -1,7 +1,9 @@
 // The kernel properties have teeth: kernels with one deliberate defect each, wrapped into a
 // fast::kernel_info exactly as the gate wraps a third-party kernel, must be caught by the
-// property aimed at that defect — with a shrunk counterexample and a replay line — while the
-// same kernel without the defect passes. A property no mutant can fail would be a defect.
+// property aimed at that defect — with a shrunk counterexample whose last line is the message
+// naming the violated bound (never RapidCheck's expression text), the seed, and a replay
+// line — while the same kernel without the defect passes. A property no mutant can fail would
+// be a defect.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -24,6 +26,8 @@ enum class defect {
   zeroed_pass_through,   // dims past rotary_dim written as 0
   in_place_overwrite,    // y_b computed from the already overwritten a (breaks in place only)
   inverse_as_forward,    // direction ignored
+  key_not_rotated,       // in a Q+K call, K copied through unrotated
+  attention_factor_dropped,  // cos and sin not multiplied by A
 };
 
 float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
@@ -56,6 +60,8 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
   const std::int64_t pairs = call.rotary_dim / 2;
   const std::size_t element = size_of(call.storage);
   const bool inverse = call.dir == fast::direction::inverse && D != defect::inverse_as_forward;
+  const double factor =
+      D == defect::attention_factor_dropped ? 1.0 : angles.frequencies().attention_factor;
   for (const fast::rope_tensor* t : {&call.q, &call.k}) {
     for (std::int64_t tok = 0; t->heads > 0 && tok < call.tokens; ++tok) {
       const std::int64_t m = call.position_type == dtype::int32
@@ -66,20 +72,24 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
                          (tok * t->input_token_stride + h * t->input_head_stride) * static_cast<std::int64_t>(element);
         auto* out = static_cast<std::byte*>(t->output) +
                     (tok * t->output_token_stride + h * t->output_head_stride) * static_cast<std::int64_t>(element);
+        if (D == defect::key_not_rotated && t == &call.k) {
+          if (out != in) std::memmove(out, in, static_cast<std::size_t>(call.head_dim) * element);
+          continue;
+        }
         for (std::int64_t j = 0; j < pairs; ++j) {
           float c = 0, s = 0;
           if constexpr (D == defect::float_angle_recipe) {
             const float phi = static_cast<float>(m) * static_cast<float>(theta[static_cast<std::size_t>(j)]);
-            c = std::cos(phi);
-            s = std::sin(phi);
+            c = std::cos(phi) * static_cast<float>(factor);
+            s = std::sin(phi) * static_cast<float>(factor);
           } else {
             const double th = D == defect::float_frequency
                                   ? static_cast<double>(static_cast<float>(theta[static_cast<std::size_t>(j)]))
                                   : theta[static_cast<std::size_t>(j)];
             const double hi = static_cast<double>(m) * th;
             const double lo = std::fma(static_cast<double>(m), th, -hi);
-            c = static_cast<float>(std::cos(hi) - lo * std::sin(hi));
-            s = static_cast<float>(std::sin(hi) + lo * std::cos(hi));
+            c = static_cast<float>((std::cos(hi) - lo * std::sin(hi)) * factor);
+            s = static_cast<float>((std::sin(hi) + lo * std::cos(hi)) * factor);
           }
           if (inverse) s = -s;
           const bool adjacent = call.pair == pairing::adjacent;
@@ -119,6 +129,7 @@ struct mutant_case {
   fast::kernel_info kernel;
   std::string_view property;  // the property aimed at the defect
   dtype storage;
+  bool bounded = true;        // the property compares against a derived bound (not bit-exact)
 };
 
 std::string last_line(const std::string& text) {
@@ -129,17 +140,30 @@ std::string last_line(const std::string& text) {
 }
 
 void expect_caught(const mutant_case& m) {
-  const property_result r = check_kernel_property(m.kernel, m.property, m.storage, profile::quick,
-                                                  seed_from_environment(), "<replay>");
+  const std::uint64_t seed = seed_from_environment();
+  const property_result r =
+      check_kernel_property(m.kernel, m.property, m.storage, profile::quick, seed, "<replay>");
   EXPECT_FALSE(r.passed) << m.kernel.name << " passed " << m.property << " on "
                          << to_string(m.storage) << " (" << r.cases << " cases)";
   if (r.passed) return;
   EXPECT_NE(r.counterexample.find("Falsifiable"), std::string::npos) << r.counterexample;
   EXPECT_NE(r.replay.find("reproduce="), std::string::npos) << r.replay;
-  std::printf("[ mutant   ] %-22s caught by %-30s %-9s after %lld cases:\n             %s\n",
+  // What reports show (the gate's kill matrix shows the last line): the property's message with
+  // the violated bound, the seed — and none of RapidCheck's macro text (property_runner.cpp).
+  const std::string message = last_line(r.counterexample);
+  EXPECT_EQ(message.rfind(std::string(m.property) + " violated", 0), 0u) << r.counterexample;
+  if (m.bounded) {
+    EXPECT_NE(message.find("derived bound"), std::string::npos) << message;
+  }
+  for (const char* macro : {"RC_FAIL(", "RC_ASSERT(", "RC_PRE(", "Expands to"})
+    EXPECT_EQ(r.counterexample.find(macro), std::string::npos) << r.counterexample;
+  const std::string seed_text = std::to_string(seed);
+  EXPECT_NE(r.counterexample.find("(seed " + seed_text + ")"), std::string::npos) << r.counterexample;
+  EXPECT_NE(r.replay.find("seed=" + seed_text), std::string::npos) << r.replay;
+  std::printf("[ mutant   ] %-24s caught by %-30s %-9s after %lld cases:\n             %s\n",
               std::string(m.kernel.name).c_str(), std::string(m.property).c_str(),
               std::string(to_string(m.storage)).c_str(), static_cast<long long>(r.cases),
-              last_line(r.counterexample).c_str());
+              message.c_str());
 }
 
 // Without the defect the same harness passes: the failures below are the defects'. (The twin
@@ -179,17 +203,43 @@ TEST(mutant_kernels, truncating_bfloat16_fails_accuracy) {
 
 TEST(mutant_kernels, zeroed_pass_through_fails_pass_through) {
   expect_caught({mutant<defect::zeroed_pass_through>("zeroed_pass_through"),
-                 "pass_through_bit_exact", dtype::float16});
+                 "pass_through_bit_exact", dtype::float16, false});
 }
 
 TEST(mutant_kernels, in_place_overwrite_fails_in_place) {
   expect_caught({mutant<defect::in_place_overwrite>("in_place_overwrite"),
-                 "in_place_equals_out_of_place", dtype::float32});
+                 "in_place_equals_out_of_place", dtype::float32, false});
 }
 
 TEST(mutant_kernels, inverse_as_forward_fails_round_trip) {
   expect_caught({mutant<defect::inverse_as_forward>("inverse_as_forward"), "inverse_round_trip",
                  dtype::bfloat16});
+}
+
+// K is checked against the reference in the Q+K call, not only for equal bits with a K-alone
+// call (which an unrotated K passes too).
+TEST(mutant_kernels, key_not_rotated_fails_accuracy) {
+  expect_caught({mutant<defect::key_not_rotated>("key_not_rotated"), "within_bound_of_reference",
+                 dtype::float32});
+}
+
+TEST(mutant_kernels, key_not_rotated_passes_q_and_k_together_equal_separate) {
+  // Why the accuracy property has to look at K: the bit-exact one cannot see this defect.
+  const property_result r = check_kernel_property(
+      mutant<defect::key_not_rotated>("key_not_rotated"), "q_and_k_together_equal_separate",
+      dtype::float32, profile::quick, seed_from_environment());
+  EXPECT_TRUE(r.passed) << r.counterexample;
+}
+
+// Generated cases carry attention factors A ≠ 1 (rope_scaling or explicit).
+TEST(mutant_kernels, attention_factor_dropped_fails_accuracy) {
+  expect_caught({mutant<defect::attention_factor_dropped>("attention_factor_dropped"),
+                 "within_bound_of_reference", dtype::bfloat16});
+}
+
+TEST(mutant_kernels, attention_factor_dropped_fails_norm) {
+  expect_caught({mutant<defect::attention_factor_dropped>("attention_factor_dropped"),
+                 "norm_preserved", dtype::float32});
 }
 
 }  // namespace

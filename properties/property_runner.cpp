@@ -4,6 +4,7 @@
 
 #include <rapidcheck/detail/TestListener.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -87,6 +88,55 @@ std::string reproduce_token(const std::string& id, const rc::detail::Reproduce& 
   return {};
 }
 
+// What a failed or discarded case says. RapidCheck's macros record
+// "<file>:<line>:\nRC_FAIL(<the expression's source text>)\n\n<message>"; a report that shows
+// the description (or its last line) then shows source text, and with RC_ASSERT/RC_PRE no
+// message at all. Keep the message: drop the location line and the macro line; an assertion
+// without a message keeps its location and expansion, on one line, so the last line of a
+// counterexample is always what failed.
+std::string case_message(const std::string& description) {
+  std::string text = description;
+  const auto first_end = text.find('\n');
+  const auto is_location = [&] {
+    if (first_end == std::string::npos || first_end < 2 || text[first_end - 1] != ':') return false;
+    const auto colon = text.rfind(':', first_end - 2);
+    return colon != std::string::npos && colon + 1 < first_end - 1 &&
+           text.find_first_not_of("0123456789", colon + 1) == first_end - 1;
+  };
+  std::string location;
+  if (is_location()) {
+    location = text.substr(0, first_end - 1);
+    text.erase(0, first_end + 1);
+  }
+  if (text.rfind("RC_", 0) == 0) {
+    const auto macro_end = text.find('\n');
+    const std::string macro = text.substr(0, macro_end);
+    text.erase(0, macro_end == std::string::npos ? text.size() : macro_end + 1);
+    while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+    const std::string expands = "Expands to:\n";
+    if (text.empty() || text.rfind(expands, 0) == 0) {
+      text = location + ": " + macro + " failed" +
+             (text.empty() ? "" : "; expands to: " + text.substr(expands.size()));
+    }
+  }
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+// The counterexample as reported: RapidCheck's header and shrunk values (every generated value
+// shown), then the seed, then the case's message as the last line.
+std::string describe_failure(const rc::detail::FailureResult& failure, std::uint64_t seed) {
+  std::ostringstream os;
+  const std::size_t shrinks = failure.reproduce.shrinkPath.size();
+  os << "Falsifiable after " << failure.numSuccess + 1 << " tests";
+  if (shrinks > 0) os << " and " << shrinks << " shrink" << (shrinks > 1 ? "s" : "");
+  os << " (seed " << seed << ")\n\n";
+  for (const auto& [type, value] : failure.counterExample) os << type << ":\n" << value << "\n\n";
+  os << case_message(failure.description);
+  return os.str();
+}
+
 }  // namespace
 
 std::string_view to_string(profile p) { return p == profile::quick ? "quick" : "deep"; }
@@ -148,30 +198,34 @@ property_result run_property(const std::string& id, const std::string& name,
 
   property_result out;
   out.name = name;
+  out.worst_over_bound = seen.worst_over_bound;
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;
   rc::detail::Error error;
+  const std::string replay_prefix = "RC_PARAMS=\"seed=" + std::to_string(settings.seed);
+  const std::string replay_suffix = "\" ROPECHECK_PROFILE=" + std::string(to_string(settings.level)) +
+                                    " " + settings.replay_command;
   if (result.match(success)) {
     out.cases = success.numSuccess;
-  } else if (result.match(failure)) {
-    out.passed = false;
-    out.cases = failure.numSuccess + 1;
-    std::ostringstream message;
-    rc::detail::printResultMessage(result, message);
-    out.counterexample = message.str();
-    out.replay = "RC_PARAMS=\"seed=" + std::to_string(settings.seed) + " " +
-                 reproduce_token(id, failure.reproduce) + "\" ROPECHECK_PROFILE=" +
-                 std::string(to_string(settings.level)) + " " + settings.replay_command;
-  } else if (result.match(gave_up)) {
-    out.passed = false;
-    out.cases = gave_up.numSuccess;
-    out.counterexample = "gave up: " + gave_up.description;
-  } else if (result.match(error)) {
-    out.passed = false;
-    out.counterexample = "error: " + error.description;
+    return out;
   }
-  out.worst_over_bound = seen.worst_over_bound;
+  out.passed = false;
+  out.replay = replay_prefix + replay_suffix;  // the same cases again, from the same seed
+  if (result.match(failure)) {
+    out.cases = failure.numSuccess + 1;
+    out.counterexample = describe_failure(failure, settings.seed);
+    out.replay = replay_prefix + " " + reproduce_token(id, failure.reproduce) + replay_suffix;
+  } else if (result.match(gave_up)) {
+    out.cases = gave_up.numSuccess;
+    out.counterexample = "Gave up after " + std::to_string(gave_up.numSuccess) +
+                         " tests: too many generated cases were discarded (seed " +
+                         std::to_string(settings.seed) + ")\nlast discarded: " +
+                         case_message(gave_up.description);
+  } else if (result.match(error)) {
+    out.counterexample = "RapidCheck could not run the property (seed " +
+                         std::to_string(settings.seed) + ")\nerror: " + case_message(error.description);
+  }
   return out;
 }
 

@@ -26,6 +26,11 @@ struct observation {
   double worst_pair_error = 0;   // max |y − y_exact| / ‖(x_a, x_b)‖ (numeric/pair_error.h)
   double worst_noncancelling_ulps = 0;  // max ulp distance where |y_exact| ≥ ‖(x_a, x_b)‖/2
   bool all_bit_identical = true;  // agreement properties: every compared output had equal bits
+  // Kernel accuracy properties, the worst ratio over parts of the cases (pairs of normal
+  // magnitude only, where the relative terms of the bound dominate): K outputs, and cases with a
+  // rope_scaling or an attention factor A ≠ 1 (error_bounds.h §16).
+  double worst_key_over_bound = 0;
+  double worst_scaled_over_bound = 0;
   // `where` is only called for a new worst (describing a location costs more than checking it).
   template <class Describe>
   void record(double ratio, Describe&& where) {

@@ -41,7 +41,8 @@ inline std::vector<mp_real> to_mp(std::span<const double> v) {
 
 // One vector (a 1-token, 1-head row) whose pairs may cancel at `position`.
 inline std::vector<mp_real> pick_vector(const rope_shape& s, std::int64_t position) {
-  const auto rows = *gen::tensor_rows(dtype::float64, reference_value_range(), s, 1, {position});
+  const auto rows = *gen::tensor_rows(dtype::float64, reference_value_range(), s, 1, {position},
+                                      gen::approximate_inverse_frequencies(s.rotary_dim, s.base));
   return to_mp(rows.values);
 }
 

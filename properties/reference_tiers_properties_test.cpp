@@ -33,10 +33,11 @@ TEST(tier_properties, double_tier_within_documented_bound) {
   testing::check_property(
       [&] {
         const auto s = *gen::shape(both_pairings, 512, true);
-        const auto positions = *gen::positions(
-            *gen::uniform_int(1, 4), int32_position_limit + 1,
-            gen::approximate_inverse_frequencies(s.rotary_dim, s.base), true);
-        const auto rows = *gen::tensor_rows(dtype::float64, reference_value_range(), s, 1, positions);
+        const auto theta = gen::approximate_inverse_frequencies(s.rotary_dim, s.base);
+        const auto positions =
+            *gen::positions(*gen::uniform_int(1, 4), int32_position_limit + 1, theta, true);
+        const auto rows =
+            *gen::tensor_rows(dtype::float64, reference_value_range(), s, 1, positions, theta);
         const reference::double_tier tier(spec_of(s), positions, 1);
         const auto params = params_of(s);
         std::vector<double> y(static_cast<std::size_t>(s.head_dim));
