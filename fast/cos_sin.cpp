@@ -5,6 +5,7 @@
 #include <sleef.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <hwy/targets.h>
 
@@ -22,6 +23,14 @@ struct sin_cos {
   double cos;
 };
 
+// c[0]·z^(n−1) + … + c[n−1] by Horner's rule, one FMA per step (as cos_sin_avx2.cpp).
+template <std::size_t n>
+double horner(double z, const double (&c)[n]) {
+  double acc = c[0];
+  for (std::size_t i = 1; i < n; ++i) acc = std::fma(z, acc, c[i]);
+  return acc;
+}
+
 // cos_sin_avx2.cpp's sin_cos_reduced, one lane: the same operations in the same order.
 sin_cos sin_cos_reduced(double hi, double lo) {
   const double quarter_turns = std::nearbyint(hi * k::two_over_pi);
@@ -29,12 +38,8 @@ sin_cos sin_cos_reduced(double hi, double lo) {
   r = std::fma(-quarter_turns, k::half_pi_lo, r);
   r = r + lo;
   const double z = r * r;
-  double s = k::s7;
-  for (double next : {k::s6, k::s5, k::s4, k::s3, k::s2, k::s1}) s = std::fma(z, s, next);
-  const double sin_r = std::fma(r * z, s, r);
-  double c = k::c8;
-  for (double next : {k::c7, k::c6, k::c5, k::c4, k::c3, k::c2, k::c1}) c = std::fma(z, c, next);
-  const double cos_r = std::fma(z, c, 1.0);
+  const double sin_r = std::fma(r * z, horner(z, k::sin_horner), r);
+  const double cos_r = std::fma(z, horner(z, k::cos_horner), 1.0);
   const auto q = static_cast<std::int64_t>(quarter_turns) & 3;
   const double sin_q = (q & 1) != 0 ? cos_r : sin_r;
   const double cos_q = (q & 1) != 0 ? sin_r : cos_r;

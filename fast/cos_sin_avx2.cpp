@@ -4,6 +4,7 @@
 // kernel angle reaches, go to SLEEF's Sleef_sincosd4_u35avx2.
 #include "fast/cos_sin_avx2.h"
 
+#include <cstddef>
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -15,8 +16,12 @@ namespace {
 
 namespace k = cos_sin_constants;
 
-inline __m256d horner(__m256d z, __m256d acc, double next) {
-  return _mm256_fmadd_pd(z, acc, _mm256_set1_pd(next));
+// c[0]·z^(n−1) + … + c[n−1] by Horner's rule, one FMA per step.
+template <std::size_t n>
+inline __m256d horner(__m256d z, const double (&c)[n]) {
+  __m256d acc = _mm256_set1_pd(c[0]);
+  for (std::size_t i = 1; i < n; ++i) acc = _mm256_fmadd_pd(z, acc, _mm256_set1_pd(c[i]));
+  return acc;
 }
 
 // (sin x, cos x) for x = hi + lo, |hi| < reduction_limit: quarter-turn reduction and the
@@ -29,23 +34,8 @@ inline void sin_cos_reduced(__m256d hi, __m256d lo, __m256d& sin_out, __m256d& c
   r = _mm256_add_pd(r, lo);
   const __m256d z = _mm256_mul_pd(r, r);
 
-  __m256d s = _mm256_set1_pd(k::s7);
-  s = horner(z, s, k::s6);
-  s = horner(z, s, k::s5);
-  s = horner(z, s, k::s4);
-  s = horner(z, s, k::s3);
-  s = horner(z, s, k::s2);
-  s = horner(z, s, k::s1);
-  const __m256d sin_r = _mm256_fmadd_pd(_mm256_mul_pd(r, z), s, r);
-  __m256d c = _mm256_set1_pd(k::c8);
-  c = horner(z, c, k::c7);
-  c = horner(z, c, k::c6);
-  c = horner(z, c, k::c5);
-  c = horner(z, c, k::c4);
-  c = horner(z, c, k::c3);
-  c = horner(z, c, k::c2);
-  c = horner(z, c, k::c1);
-  const __m256d cos_r = _mm256_fmadd_pd(z, c, _mm256_set1_pd(1.0));
+  const __m256d sin_r = _mm256_fmadd_pd(_mm256_mul_pd(r, z), horner(z, k::sin_horner), r);
+  const __m256d cos_r = _mm256_fmadd_pd(z, horner(z, k::cos_horner), _mm256_set1_pd(1.0));
 
   // The quadrant q = k mod 4 from the integer bits of k + 1.5·2^52 (|k| < 2^51):
   // q odd swaps sin and cos; sin is negated when bit 1 of q is set, cos when bit 1 of q + 1 is.

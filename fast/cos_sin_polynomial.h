@@ -40,4 +40,8 @@ inline constexpr double c6 = 1.0 / 479001600.0;
 inline constexpr double c7 = -1.0 / 87178291200.0;
 inline constexpr double c8 = 1.0 / 20922789888000.0;
 
+// Horner order, highest degree first: both paths evaluate S and C from these arrays.
+inline constexpr double sin_horner[] = {s7, s6, s5, s4, s3, s2, s1};
+inline constexpr double cos_horner[] = {c8, c7, c6, c5, c4, c3, c2, c1};
+
 }  // namespace ropecheck::fast::detail::cos_sin_constants
