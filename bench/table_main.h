@@ -1,0 +1,51 @@
+// table_main: the shared main() of the Google Benchmark table programs (ropecheck_benchmarks,
+// ropecheck_audit_benchmarks): strips --all, --json and --repetitions=N (plus what the program's
+// own `extra` accepts) before Google Benchmark sees the command line, runs the table, and
+// prints its rows as text or JSON.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ropecheck::bench {
+
+// extra(argument, options) returns 1 if it took the argument, 0 if not, or −1 after printing
+// why the argument is bad (the program then exits 2).
+template <class Options, class Run, class Json, class Text, class Extra>
+int run_table_main(int argc, char** argv, Options options, Run run, Json json_of, Text text_of,
+                   Extra extra) {
+  bool json = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--all") == 0) {
+      options.all = true;
+    } else if (std::strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else if (std::strncmp(argv[i], "--repetitions=", 14) == 0) {
+      options.repetitions = std::stoi(argv[i] + 14);
+    } else if (const int took = extra(argv[i], options); took < 0) {
+      return 2;
+    } else if (took == 0) {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  options.console = !json;
+  const auto rows = run(options);
+  if (json) {
+    std::printf("%s\n", json_of(rows).dump(2).c_str());
+  } else {
+    std::printf("\n%s", text_of(rows).c_str());
+  }
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace ropecheck::bench
