@@ -33,6 +33,31 @@ double error_of(double computed, double exact) {
   return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
 }
 
+// A rotated pair of the case's Q tensor: token t at position m, head h, pair j at coordinates
+// (a, b), and the input pair x_a, x_b.
+struct pair_site {
+  std::int64_t t, m;
+  int h, j, a, b;
+  double xa, xb;
+  double theta;
+};
+
+// Calls visit(site) for every rotated pair of `q` (the case's Q heads), in token, head, pair order.
+template <class Visit>
+void for_each_pair(const kernel_case& c, const tensor_buffers& q, Visit visit) {
+  for (std::int64_t t = 0; t < c.tokens(); ++t) {
+    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+    for (int h = 0; h < c.q_heads; ++h) {
+      for (int j = 0; j < c.pairs(); ++j) {
+        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+        visit(pair_site{t, m, h, j, ia, ib, q.input.get(element_index(q, t, h, ia)),
+                        q.input.get(element_index(q, t, h, ib)),
+                        c.theta()[static_cast<std::size_t>(j)]});
+      }
+    }
+  }
+}
+
 std::string failure_message(std::string_view property, const std::string& where,
                             std::string_view what, double computed, double expected,
                             double error, double bound, double pair_norm) {
@@ -141,29 +166,21 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
   const bounds::attention_scale scale = c.scale();
-  for (std::int64_t t = 0; t < c.tokens(); ++t) {
-    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
-    for (int h = 0; h < c.q_heads; ++h) {
-      for (int j = 0; j < c.pairs(); ++j) {
-        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
-        const double r = std::hypot(q.input.get(element_index(q, t, h, ia)),
-                                    q.input.get(element_index(q, t, h, ib)));
-        const double ya = q.output.get(element_index(q, t, h, ia));
-        const double yb = q.output.get(element_index(q, t, h, ib));
-        const double norm = std::hypot(ya, yb);
-        const double error = error_of(norm, scale.factor * r);
-        const double bound = bounds::pair_bound(storage, r, m, c.theta()[static_cast<std::size_t>(j)],
-                                                ya, yb, scale);
-        auto where = [&] { return describe_location(c, t, h, j) + " ‖pair‖=" + show_number(r); };
-        seen.record(error / bound, where);
-        if (c.scaled() && r >= meaningful_norm)
-          seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
-        if (!(error <= bound))
-          RC_FAIL(failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm,
-                                  scale.factor * r, error, bound, scale.factor * r));
-      }
-    }
-  }
+  for_each_pair(c, q, [&](const pair_site& p) {
+    const double r = std::hypot(p.xa, p.xb);
+    const double ya = q.output.get(element_index(q, p.t, p.h, p.a));
+    const double yb = q.output.get(element_index(q, p.t, p.h, p.b));
+    const double norm = std::hypot(ya, yb);
+    const double error = error_of(norm, scale.factor * r);
+    const double bound = bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale);
+    auto where = [&] { return describe_location(c, p.t, p.h, p.j) + " ‖pair‖=" + show_number(r); };
+    seen.record(error / bound, where);
+    if (c.scaled() && r >= meaningful_norm)
+      seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
+    if (!(error <= bound))
+      RC_FAIL(failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm, scale.factor * r,
+                              error, bound, scale.factor * r));
+  });
 }
 
 // --------------------------------------------------------------------------------------------
@@ -321,37 +338,28 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
 
   const bounds::attention_scale scale = c.scale();
   const double gain = scale.factor * scale.factor;
-  for (std::int64_t t = 0; t < c.tokens(); ++t) {
-    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
-    for (int h = 0; h < c.q_heads; ++h) {
-      for (int j = 0; j < c.pairs(); ++j) {
-        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
-        const double th = c.theta()[static_cast<std::size_t>(j)];
-        const double xa = forward.input.get(element_index(forward, t, h, ia));
-        const double xb = forward.input.get(element_index(forward, t, h, ib));
-        const double ya = forward.output.get(element_index(forward, t, h, ia));
-        const double yb = forward.output.get(element_index(forward, t, h, ib));
-        const double forward_bound =
-            bounds::pair_bound(storage, std::hypot(xa, xb), m, th, ya, yb, scale);
-        for (auto [i, original] : {std::pair{ia, xa}, std::pair{ib, xb}}) {
-          const double restored = back.output.get(element_index(back, t, h, i));
-          const double expected = gain * original;
-          const double error = error_of(restored, expected);
-          const double bound = bounds::round_trip_bound(
-              forward_bound, bounds::output_bound(storage, std::hypot(ya, yb), m, th, restored, scale),
-              scale);
-          auto where = [&] { return describe_location(c, t, h, j); };
-          seen.record(error / bound, where);
-          if (c.scaled() && std::hypot(xa, xb) >= meaningful_norm)
-            seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
-          if (!(error <= bound)) {
-            RC_FAIL(failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(i) + "]",
-                                    restored, expected, error, bound, gain * std::hypot(xa, xb)));
-          }
-        }
+  for_each_pair(c, forward, [&](const pair_site& p) {
+    const double r = std::hypot(p.xa, p.xb);
+    const double ya = forward.output.get(element_index(forward, p.t, p.h, p.a));
+    const double yb = forward.output.get(element_index(forward, p.t, p.h, p.b));
+    const double forward_bound = bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale);
+    for (auto [i, original] : {std::pair{p.a, p.xa}, std::pair{p.b, p.xb}}) {
+      const double restored = back.output.get(element_index(back, p.t, p.h, i));
+      const double expected = gain * original;
+      const double error = error_of(restored, expected);
+      const double bound = bounds::round_trip_bound(
+          forward_bound, bounds::output_bound(storage, std::hypot(ya, yb), p.m, p.theta, restored, scale),
+          scale);
+      auto where = [&] { return describe_location(c, p.t, p.h, p.j); };
+      seen.record(error / bound, where);
+      if (c.scaled() && r >= meaningful_norm)
+        seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
+      if (!(error <= bound)) {
+        RC_FAIL(failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(i) + "]",
+                                restored, expected, error, bound, gain * r));
       }
     }
-  }
+  });
 }
 
 // --------------------------------------------------------------------------------------------
@@ -384,33 +392,24 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
   const tensor_buffers mine = run(kernel);
   const tensor_buffers theirs = run(other);
   const bounds::attention_scale scale = c.scale();
-  for (std::int64_t t = 0; t < c.tokens(); ++t) {
-    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
-    for (int h = 0; h < c.q_heads; ++h) {
-      for (int j = 0; j < c.pairs(); ++j) {
-        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
-        const double r = std::hypot(mine.input.get(element_index(mine, t, h, ia)),
-                                    mine.input.get(element_index(mine, t, h, ib)));
-        const double th = c.theta()[static_cast<std::size_t>(j)];
-        for (int k : {ia, ib}) {
-          const double a = mine.output.get(element_index(mine, t, h, k));
-          const double b = theirs.output.get(element_index(theirs, t, h, k));
-          const double difference = error_of(a, b);
-          if (difference != 0) seen.all_bit_identical = false;
-          const double bound =
-              bounds::agreement_bound(bounds::output_bound(storage, r, m, th, a, scale),
-                                      bounds::output_bound(storage, r, m, th, b, scale));
-          auto where = [&] { return describe_location(c, t, h, j) + " vs " + std::string(other.name); };
-          seen.record(difference / bound, where);
-          if (!(difference <= bound)) {
-            RC_FAIL(failure_message("strategies_agree", where(),
-                                    std::string(kernel.name) + " y[" + std::to_string(k) + "]", a,
-                                    b, difference, bound, scale.factor * r));
-          }
-        }
+  for_each_pair(c, mine, [&](const pair_site& p) {
+    const double r = std::hypot(p.xa, p.xb);
+    for (int k : {p.a, p.b}) {
+      const double a = mine.output.get(element_index(mine, p.t, p.h, k));
+      const double b = theirs.output.get(element_index(theirs, p.t, p.h, k));
+      const double difference = error_of(a, b);
+      if (difference != 0) seen.all_bit_identical = false;
+      const double bound = bounds::agreement_bound(bounds::output_bound(storage, r, p.m, p.theta, a, scale),
+                                                   bounds::output_bound(storage, r, p.m, p.theta, b, scale));
+      auto where = [&] { return describe_location(c, p.t, p.h, p.j) + " vs " + std::string(other.name); };
+      seen.record(difference / bound, where);
+      if (!(difference <= bound)) {
+        RC_FAIL(failure_message("strategies_agree", where(),
+                                std::string(kernel.name) + " y[" + std::to_string(k) + "]", a, b,
+                                difference, bound, scale.factor * r));
       }
     }
-  }
+  });
 }
 
 constexpr kernel_property_definition accuracy_list[] = {
