@@ -301,59 +301,128 @@ inline value_range full_range(dtype storage) {
   return {f, f.min_normal_exponent - f.precision_bits + 1, f.max_exponent() - 1};
 }
 
+// Values are drawn imperatively from one rc::Random per row (class draws) rather than composed
+// from a generator per element: RapidCheck's per-generator Random splits and shrink trees cost
+// ~20 µs an element, three quarters of a deep-profile case. The distributions are the ones the
+// comments state; shrinking is explicit (shrink_value, row_recipe below).
+
+// Uniform integers and weighted choices from one RapidCheck Random (so a case is still
+// replayed from its seed).
+class draws {
+ public:
+  explicit draws(const rc::Random& random) : random_(random) {}
+
+  // Uniform in [lo, hi]: rejection keeps it exact for any span.
+  std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
+    const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
+    if (span == 0) return static_cast<std::int64_t>(random_.next());  // all 2^64 values
+    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % span;  // a multiple of span (or 2^64 − span)
+    std::uint64_t x = random_.next();
+    while (x >= limit) x = random_.next();
+    return lo + static_cast<std::int64_t>(x % span);
+  }
+  bool coin() { return (random_.next() >> 63) != 0; }
+  // Index i with probability weights[i] / Σ weights.
+  std::size_t weighted(std::initializer_list<int> weights) {
+    int total = 0;
+    for (int w : weights) total += w;
+    std::int64_t k = uniform(0, total - 1);
+    std::size_t i = 0;
+    for (int w : weights) {
+      if (k < w) return i;
+      k -= w;
+      ++i;
+    }
+    return weights.size() - 1;
+  }
+  // As int_toward_zero: a sign, then uniform on that side of 0 (lo ≤ 0 ≤ hi).
+  std::int64_t toward_zero(std::int64_t lo, std::int64_t hi) {
+    if (lo >= 0) return uniform(lo, hi);
+    if (hi <= 0) return -uniform(-hi, -lo);
+    return coin() ? -uniform(1, -lo) : uniform(0, hi);
+  }
+
+ private:
+  rc::Random random_;
+};
+
 // ±N·2^(e − p + 1) with N uniform over the binade [2^e, 2^(e+1)) of exponent e (subnormal
-// binades have fewer significant bits). Shrinks toward +2^e (N minimal).
-inline rc::Gen<double> value_with_exponent(const value_range& r, int exponent, bool negative) {
+// binades have fewer significant bits).
+inline double draw_value_with_exponent(draws& d, const value_range& r, int exponent,
+                                       bool negative) {
   const int quantum_exponent =
       std::max(exponent, r.format.min_normal_exponent) - r.format.precision_bits + 1;
   const std::int64_t lowest = std::int64_t{1} << (exponent - quantum_exponent);
-  return rc::gen::map(uniform_int(0, lowest - 1), [=](std::int64_t extra) {
-    const double v = std::ldexp(static_cast<double>(lowest + extra), quantum_exponent);
-    return negative ? -v : v;
-  });
+  const double v =
+      std::ldexp(static_cast<double>(lowest + d.uniform(0, lowest - 1)), quantum_exponent);
+  return negative ? -v : v;
 }
 
 // Any value of the range: a random exponent (subnormals included) and significand.
-inline rc::Gen<double> any_value(const value_range& r) {
-  return rc::gen::mapcat(
-      rc::gen::tuple(int_toward_zero(r.min_exponent, r.max_exponent), rc::gen::arbitrary<bool>()),
-      [r](const std::tuple<std::int64_t, bool>& t) {
-        return value_with_exponent(r, static_cast<int>(std::get<0>(t)), std::get<1>(t));
-      });
+inline double draw_any_value(draws& d, const value_range& r) {
+  const int exponent = static_cast<int>(d.toward_zero(r.min_exponent, r.max_exponent));
+  return draw_value_with_exponent(d, r, exponent, d.coin());
 }
 
-// The values where formats and kernels have edges.
-inline rc::Gen<double> special_value(const value_range& r) {
-  const double smallest = std::ldexp(1.0, r.min_exponent);
-  const double smallest_normal = std::ldexp(1.0, r.format.min_normal_exponent);
-  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - r.format.precision_bits), r.max_exponent);
-  return rc::gen::apply([](double v, bool negative) { return negative ? -v : v; },
-                        element_of(std::vector<double>{0.0, 1.0, 0.5, 2.0, smallest,
-                                                       smallest_normal, largest}),
-                        rc::gen::arbitrary<bool>());
+// The values where formats and kernels have edges: ±0, ±1, ±0.5, ±2, the smallest subnormal,
+// the smallest normal and the largest value of the range.
+inline double draw_special_value(draws& d, const value_range& r) {
+  const std::array<double, 7> specials{
+      0.0, 1.0, 0.5, 2.0, std::ldexp(1.0, r.min_exponent),
+      std::ldexp(1.0, r.format.min_normal_exponent),
+      std::ldexp(2.0 - std::ldexp(1.0, 1 - r.format.precision_bits), r.max_exponent)};
+  const double v =
+      specials[static_cast<std::size_t>(d.uniform(0, std::ssize(specials) - 1))];
+  return d.coin() ? -v : v;
 }
 
 // A value of magnitude in [2^(scale−3), 2^(scale+1)): the "ordinary" elements of a row.
-inline rc::Gen<double> value_near(const value_range& r, int scale) {
+inline double draw_value_near(draws& d, const value_range& r, int scale) {
   const int lo = std::max(scale - 3, r.min_exponent);
   const int hi = std::max(std::min(scale, r.max_exponent), lo);
-  return rc::gen::mapcat(rc::gen::tuple(uniform_int(lo, hi), rc::gen::arbitrary<bool>()),
-                         [r](const std::tuple<std::int64_t, bool>& t) {
-                           return value_with_exponent(r, static_cast<int>(std::get<0>(t)),
-                                                      std::get<1>(t));
-                         });
+  const int exponent = static_cast<int>(d.uniform(lo, hi));
+  return draw_value_with_exponent(d, r, exponent, d.coin());
 }
 
 // One row of n values around a per-row scale (biased to [2^-4, 2^4] but anywhere in range),
 // with a quarter of the elements drawn from the whole range or the specials (6:1:1).
-inline rc::Gen<std::vector<double>> row(const value_range& r, int n) {
-  const auto scale = weighted_one_of<std::int64_t>(
-      {{3, int_toward_zero(std::max(-4, r.min_exponent + 3), std::min(4, r.max_exponent))},
-       {1, int_toward_zero(r.format.min_normal_exponent + 3, r.max_exponent)}});
-  return rc::gen::mapcat(scale, [r, n](std::int64_t s) {
-    const auto element = weighted_one_of<double>(
-        {{6, value_near(r, static_cast<int>(s))}, {1, any_value(r)}, {1, special_value(r)}});
-    return rc::gen::container<std::vector<double>>(static_cast<std::size_t>(n), element);
+inline std::vector<double> draw_row(draws& d, const value_range& r, int n) {
+  const int scale = static_cast<int>(
+      d.weighted({3, 1}) == 0
+          ? d.toward_zero(std::max(-4, r.min_exponent + 3), std::min(4, r.max_exponent))
+          : d.toward_zero(r.format.min_normal_exponent + 3, r.max_exponent));
+  std::vector<double> values(static_cast<std::size_t>(n));
+  for (double& v : values) {
+    switch (d.weighted({6, 1, 1})) {
+      case 0: v = draw_value_near(d, r, scale); break;
+      case 1: v = draw_any_value(d, r); break;
+      default: v = draw_special_value(d, r); break;
+    }
+  }
+  return values;
+}
+
+// Simpler values to try for v, simplest first: 2^e for the exponent e of the range closest to
+// 0 (1 in every range that holds it), then |v|, then v with its significand at the binade's
+// low end. Every candidate lies in the range when v does.
+inline rc::Seq<double> shrink_value(const value_range& r, double v) {
+  std::vector<double> candidates;
+  const double simplest = std::ldexp(1.0, std::clamp(0, r.min_exponent, r.max_exponent));
+  if (v != simplest) candidates.push_back(simplest);
+  if (std::signbit(v) && v != 0) candidates.push_back(-v);
+  if (v != 0 && std::isfinite(v)) {
+    const double low_end = std::copysign(std::ldexp(1.0, std::ilogb(v)), v);
+    if (low_end != v && low_end != simplest) candidates.push_back(low_end);
+  }
+  return rc::seq::fromContainer(std::move(candidates));
+}
+
+// Any value of the range (draw_any_value); shrinks with shrink_value.
+inline rc::Gen<double> any_value(const value_range& r) {
+  return rc::Gen<double>([r](const rc::Random& random, int) {
+    draws d(random);
+    return rc::shrinkable::shrinkRecur(draw_any_value(d, r),
+                                       [r](double v) { return shrink_value(r, v); });
   });
 }
 
@@ -388,6 +457,40 @@ inline std::pair<int, int> pair_coordinates(pairing p, int rotary_dim, int j) {
   return p == pairing::adjacent ? std::pair{2 * j, 2 * j + 1} : std::pair{j, j + rotary_dim / 2};
 }
 
+// One row before its pairs are set to cancel: n values (draw_row) and, per rotated pair, how it
+// cancels (none 8 : first output 1 : second output 1).
+struct row_values {
+  std::vector<double> values;
+  std::vector<cancellation> kinds;
+};
+
+// Shrinks one value at a time (shrink_value), then one pair at a time toward no cancellation.
+inline rc::Gen<row_values> row_recipe(const value_range& r, int n, int pairs) {
+  return rc::Gen<row_values>([=](const rc::Random& random, int) {
+    draws d(random);
+    row_values row{draw_row(d, r, n), std::vector<cancellation>(static_cast<std::size_t>(pairs))};
+    for (cancellation& kind : row.kinds) kind = static_cast<cancellation>(d.weighted({8, 1, 1}));
+    return rc::shrinkable::shrinkRecur(std::move(row), [r](const row_values& x) {
+      auto fewer_values = rc::seq::map(
+          rc::shrink::eachElement(x.values, [r](double v) { return shrink_value(r, v); }),
+          [kinds = x.kinds](std::vector<double> values) {
+            return row_values{std::move(values), kinds};
+          });
+      auto fewer_cancellations = rc::seq::map(
+          rc::shrink::eachElement(x.kinds,
+                                  [](cancellation k) {
+                                    return k == cancellation::none
+                                               ? rc::Seq<cancellation>()
+                                               : rc::seq::just(cancellation::none);
+                                  }),
+          [values = x.values](std::vector<cancellation> kinds) {
+            return row_values{values, std::move(kinds)};
+          });
+      return rc::seq::concat(std::move(fewer_values), std::move(fewer_cancellations));
+    });
+  });
+}
+
 // Rows of a [tokens, heads, head_dim] tensor whose token t sits at positions[t]; a fifth of
 // the rotated pairs are made to cancel at their angle m_t·θ_j (`theta`: the frequencies the
 // rows will be rotated by, approximately). `storage` decides the format (float64 for the
@@ -398,17 +501,11 @@ inline rc::Gen<value_rows> tensor_rows(dtype storage, const value_range& range,
                                        const std::vector<long double>& theta) {
   const int tokens = static_cast<int>(token_positions.size());
   const int pairs = s.rotary_dim / 2;
-  const auto one_row = row(range, s.head_dim);
-  const auto cancellations = rc::gen::container<std::vector<cancellation>>(
-      static_cast<std::size_t>(pairs),
-      weighted_element<cancellation>({{8, cancellation::none},
-                                              {1, cancellation::first_output},
-                                              {1, cancellation::second_output}}));
-  const auto row_recipe = rc::gen::tuple(one_row, cancellations);
+  const auto one_row = row_recipe(range, s.head_dim, pairs);
   return rc::gen::map(
-      rc::gen::container<std::vector<std::tuple<std::vector<double>, std::vector<cancellation>>>>(
-          static_cast<std::size_t>(tokens * heads), row_recipe),
-      [=](const std::vector<std::tuple<std::vector<double>, std::vector<cancellation>>>& recipes) {
+      rc::gen::container<std::vector<row_values>>(static_cast<std::size_t>(tokens * heads),
+                                                  one_row),
+      [=](const std::vector<row_values>& recipes) {
         value_rows out{storage, s.head_dim, {}};
         out.values.reserve(static_cast<std::size_t>(tokens * heads * s.head_dim));
         for (int t = 0; t < tokens; ++t) {

@@ -90,10 +90,6 @@ rope_spec plain_spec(const rope_shape& shape) {
   return s;
 }
 
-std::int64_t cache_table_budget(profile p) {
-  return p == profile::deep ? std::int64_t{1} << 22 : std::int64_t{1} << 20;
-}
-
 std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats) {
   return std::max<std::int64_t>(table_floats / (2 * pairs), 1);
 }

@@ -50,6 +50,11 @@ class element_buffer {
   std::int64_t misalignment_ = 0;
 };
 
+// Cache tables larger than this (floats; 4 MiB) are not built per case, in either profile:
+// building one costs ~1 ns a float, the largest part of a cache-kernel case. Larger positions
+// are the on-the-fly kernels' (strategies_agree ties the two strategies bit for bit).
+inline constexpr std::int64_t cache_table_budget = std::int64_t{1} << 20;
+
 // Bounds on what one case may contain (cost control and the range a property is stated for).
 struct case_limits {
   std::int64_t position_limit = std::int64_t{1} << 24;  // |positions| ≤ this
@@ -57,14 +62,11 @@ struct case_limits {
   int max_tokens = 20;      // > 16 crosses the kernels' token blocks now and then
   int max_heads = 3;
   std::int64_t max_rotated_pairs = 1024;  // tokens × heads × pairs per tensor (oracle cost)
-  std::int64_t cache_table_floats = std::int64_t{1} << 20;  // cache kernels' table budget
+  std::int64_t cache_table_floats = cache_table_budget;
   bool with_k = false;
   bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
   bool allow_negative_positions = true;  // only taken up by kernels that accept them
 };
-
-// Cache tables larger than this are not built per case (deep profile: 4× more).
-std::int64_t cache_table_budget(profile p);
 
 // One generated input: shape, spec (plain RoPE, or a rope_scaling and/or attention factor:
 // scaling_cases.h), per-token positions, Q rows and optionally K rows (packed

@@ -80,7 +80,7 @@ std::span<const std::string_view> kernel_property_names() { return names(); }
 
 property_result check_kernel_property(const fast::kernel_info& kernel, std::string_view property,
                                       dtype storage, profile p, std::uint64_t seed,
-                                      std::string_view replay_command) {
+                                      std::string_view replay_command, int deep_runs) {
   const kernel_property_definition* definition = nullptr;
   for (const auto& d : catalog())
     if (d.name == property) definition = &d;
@@ -93,6 +93,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
       p, seed,
       replay_command.empty() ? default_replay_command(kernel, property, storage)
                              : std::string(replay_command));
+  settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
 
   property_result skipped;
   skipped.name = std::string(property);
@@ -130,8 +131,8 @@ kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint
   result.kernel = std::string(kernel.name);
   for (const auto& definition : catalog()) {
     for (dtype storage : kernel.dtypes) {
-      property_result r =
-          check_kernel_property(kernel, definition.name, storage, p, seed, replay_command);
+      property_result r = check_kernel_property(kernel, definition.name, storage, p, seed,
+                                                replay_command, std::ssize(kernel.dtypes));
       result.passed = result.passed && r.passed;
       result.properties.push_back(std::move(r));
     }

@@ -19,7 +19,8 @@
 namespace ropecheck::properties {
 
 // quick: every CI run (each property's own case count, a quarter of it under AddressSanitizer);
-// deep: 10^6 cases per property, for nightly or manual runs.
+// deep: 10^6 cases per property, split evenly over the kernels and dtypes it runs on, for
+// nightly or manual runs (RC_PARAMS=max_success=N sets every run's count instead).
 enum class profile { quick, deep };
 
 std::string_view to_string(profile p);
@@ -52,11 +53,13 @@ kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint
 // The property ids, in the order check_kernel runs them.
 std::span<const std::string_view> kernel_property_names();
 
-// One property on one storage dtype (check_kernel is a loop over these). Throws
-// std::invalid_argument for an unknown property name.
+// One property on one storage dtype (check_kernel is a loop over these). In the deep profile
+// the property's 10^6 cases are split over `deep_runs` runs (the suite's kernels × dtypes, or
+// check_kernel's dtypes): this run takes ⌈10^6 / deep_runs⌉. Throws std::invalid_argument for
+// an unknown property name.
 property_result check_kernel_property(const fast::kernel_info& kernel, std::string_view property,
                                       dtype storage, profile p, std::uint64_t seed,
-                                      std::string_view replay_command = {});
+                                      std::string_view replay_command = {}, int deep_runs = 1);
 
 // The fixed seed CI uses unless RC_PARAMS says otherwise.
 inline constexpr std::uint64_t default_seed = 20240611;

@@ -69,13 +69,6 @@ std::string failure_message(std::string_view property, const std::string& where,
   return os.str();
 }
 
-case_limits limits_for(const run_settings& settings, std::int64_t position_limit) {
-  case_limits limits;
-  limits.position_limit = position_limit;
-  limits.cache_table_floats = cache_table_budget(settings.level);
-  return limits;
-}
-
 // Row (token, head) of a tensor's input or output as doubles.
 std::vector<double> row_of(const element_buffer& b, const tensor_buffers& t, std::int64_t token,
                            std::int64_t head, int head_dim) {
@@ -91,8 +84,8 @@ std::vector<double> row_of(const element_buffer& b, const tensor_buffers& t, std
 // pairings, plain RoPE and every rope_scaling with its attention factor A (§16).
 
 void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
-                               const run_settings& settings, observation& seen) {
-  case_limits limits = limits_for(settings, accuracy_position_limit);
+                               const run_settings&, observation& seen) {
+  case_limits limits = case_limits{.position_limit = accuracy_position_limit};
   limits.with_k = true;
   const kernel_case c = pick_case(kernel, storage, limits);
   const fast::rope_angles angles = prepare_angles(kernel, c);
@@ -159,9 +152,9 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
 // --------------------------------------------------------------------------------------------
 // norm_preserved: | ‖(ŷ_a, ŷ_b)‖ − A·‖(x_a, x_b)‖ | ≤ pair_bound for every rotated pair.
 
-void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
+void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_settings&,
                     observation& seen) {
-  const kernel_case c = pick_case(kernel, storage, limits_for(settings, int32_position_limit));
+  const kernel_case c = pick_case(kernel, storage, case_limits{.position_limit = int32_position_limit});
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
@@ -245,8 +238,8 @@ score_with_bound score(const kernel_case& c, const bounds::attention_scale& scal
 }
 
 void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
-                                const run_settings& settings, observation& seen) {
-  case_limits limits = limits_for(settings, int32_position_limit);
+                                const run_settings&, observation& seen) {
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
   limits.max_tokens = 6;  // every (query token, key token) pair is scored
   const kernel_case c = pick_case(kernel, storage, limits);
@@ -321,8 +314,8 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
 // sin carry an attention factor (the inverse is the backward pass, A·R(−m)).
 
 void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
-                        const run_settings& settings, observation& seen) {
-  const kernel_case c = pick_case(kernel, storage, limits_for(settings, int32_position_limit));
+                        const run_settings&, observation& seen) {
+  const kernel_case c = pick_case(kernel, storage, case_limits{.position_limit = int32_position_limit});
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers forward = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &forward, nullptr),
@@ -366,7 +359,7 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
 // strategies_agree: this kernel and every registered kernel of the other angle strategy (same
 // dtype and pairing) agree within the sum of their output bounds.
 
-void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
+void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_settings&,
                       observation& seen) {
   std::vector<const fast::kernel_info*> others;
   for (const fast::kernel_info& k : fast::kernel_registry()) {
@@ -378,7 +371,7 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
   const fast::kernel_info& other = *others[static_cast<std::size_t>(
       *gen::uniform_int(0, static_cast<std::int64_t>(others.size()) - 1))];
   const fast::kernel_info& cached = kernel.strategy == fast::angle_strategy::cache ? kernel : other;
-  const kernel_case c = pick_case(cached, storage, limits_for(settings, accuracy_position_limit));
+  const kernel_case c = pick_case(cached, storage, case_limits{.position_limit = accuracy_position_limit});
   if (!other.supports(c.shape.pair) || !kernel.supports(c.shape.pair))
     RC_DISCARD(std::string(other.name) + " or " + std::string(kernel.name) + " lacks pairing " +
                std::string(to_string(c.shape.pair)));
@@ -416,16 +409,16 @@ constexpr kernel_property_definition accuracy_list[] = {
     {"within_bound_of_reference",
      "every rotated Q and K output (one call, GQA head counts, any rope_scaling and attention "
      "factor A) within the derived bound of the double-tier oracle (|m| <= 2^24)",
-     120, true, within_bound_of_reference},
-    {"norm_preserved", "each pair's norm times A preserved within the derived pair bound", 120,
+     120, deep_cases_per_property, true, within_bound_of_reference},
+    {"norm_preserved", "each pair's norm times A preserved within the derived pair bound", 120, deep_cases_per_property,
      true, norm_preserved},
     {"relative_offset_invariance",
-     "<f(q,m), f(k,n)> = <f(q,m+s), f(k,n+s)> within the derived score bound", 60, true,
+     "<f(q,m), f(k,n)> = <f(q,m+s), f(k,n+s)> within the derived score bound", 60, deep_cases_per_property, true,
      relative_offset_invariance},
-    {"inverse_round_trip", "inverse(forward(x)) = A^2 x within the derived round-trip bound", 120,
+    {"inverse_round_trip", "inverse(forward(x)) = A^2 x within the derived round-trip bound", 120, deep_cases_per_property,
      true, inverse_round_trip},
     {"strategies_agree",
-     "cache and on-the-fly kernels agree within the sum of their output bounds", 80, true,
+     "cache and on-the-fly kernels agree within the sum of their output bounds", 80, deep_cases_per_property, true,
      strategies_agree},
 };
 

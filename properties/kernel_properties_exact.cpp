@@ -18,13 +18,6 @@ using namespace kernel_support;
 
 constexpr std::int64_t int32_position_limit = (std::int64_t{1} << 31) - 1;
 
-case_limits limits_for(const run_settings& settings) {
-  case_limits limits;
-  limits.position_limit = int32_position_limit;
-  limits.cache_table_floats = cache_table_budget(settings.level);
-  return limits;
-}
-
 std::string show_bits(const element_buffer& b, std::int64_t i) {
   std::ostringstream os;
   os << show_number(b.get(i)) << " bits 0x" << std::hex;
@@ -75,8 +68,8 @@ tensor_buffers fresh_copy(const tensor_buffers& t) {
 // separate output, for Q and K independently in place or not.
 
 void in_place_equals_out_of_place(const fast::kernel_info& kernel, dtype storage,
-                                  const run_settings& settings, observation&) {
-  case_limits limits = limits_for(settings);
+                                  const run_settings&, observation&) {
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
   const kernel_case c = pick_case(kernel, storage, limits);
   const auto q_in_place = *rc::gen::arbitrary<bool>();
@@ -104,8 +97,8 @@ void in_place_equals_out_of_place(const fast::kernel_info& kernel, dtype storage
 // bits: NaNs with payloads, infinities, subnormals, −0 — out of place and in place.
 
 void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
-                            const run_settings& settings, observation&) {
-  case_limits limits = limits_for(settings);
+                            const run_settings&, observation&) {
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.partial_rotation = true;
   const kernel_case c = pick_case(kernel, storage, limits);
   const int pass_through = c.shape.head_dim - c.shape.rotary_dim;
@@ -150,8 +143,8 @@ void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
 // bits of two calls rotating each alone.
 
 void q_and_k_together_equal_separate(const fast::kernel_info& kernel, dtype storage,
-                                     const run_settings& settings, observation&) {
-  case_limits limits = limits_for(settings);
+                                     const run_settings&, observation&) {
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
   const kernel_case c = pick_case(kernel, storage, limits);
   const auto dir = *rc::gen::arbitrary<bool>() ? fast::direction::inverse : fast::direction::forward;
@@ -209,9 +202,9 @@ tensor_buffers strided_copy(const tensor_buffers& packed, const strided_layout& 
   return t;
 }
 
-void layout_invariant(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
+void layout_invariant(const fast::kernel_info& kernel, dtype storage, const run_settings&,
                       observation&) {
-  case_limits limits = limits_for(settings);
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
   const kernel_case c = pick_case(kernel, storage, limits);
   const auto l = *rc::gen::apply(
@@ -310,8 +303,8 @@ void showValue(corruption k, std::ostream& os) {
 }
 
 void rejects_invalid_calls(const fast::kernel_info& kernel, dtype storage,
-                           const run_settings& settings, observation&) {
-  case_limits limits = limits_for(settings);
+                           const run_settings&, observation&) {
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.max_head_dim = 64;
   limits.max_tokens = 4;
   const auto kind = *gen::element_of(std::vector<corruption>{
@@ -376,8 +369,13 @@ void rejects_invalid_calls(const fast::kernel_info& kernel, dtype storage,
 
 constexpr std::int64_t large_output_bytes = (std::int64_t{1} << 24) + (std::int64_t{1} << 16);
 
+// A case moves ≥ 64 MiB (input, output, small-call output, pattern fills) and takes ~50 ms, so
+// 10^6 of them would be 14 CPU-hours for this one property; its deep budget is 1 200 cases
+// (100 per kernel and dtype of the registry), each of 4–8 million elements.
+constexpr int call_size_deep_cases = 1'200;
+
 void call_size_invariant(const fast::kernel_info& kernel, dtype storage,
-                         const run_settings& settings, observation&) {
+                         const run_settings&, observation&) {
   const int head_dim = *gen::element_of(std::vector<int>{64, 80, 96, 128, 256});
   const int heads = static_cast<int>(*gen::uniform_int(1, 8));
   const pairing pair = kernel.pairings[static_cast<std::size_t>(
@@ -395,7 +393,7 @@ void call_size_invariant(const fast::kernel_info& kernel, dtype storage,
   c.frequencies = kernel_frequencies(c.spec);
   c.q_heads = heads;
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
-  const std::int64_t limit = cached ? cache_position_limit(c.pairs(), cache_table_budget(settings.level))
+  const std::int64_t limit = cached ? cache_position_limit(c.pairs(), cache_table_budget)
                                     : int32_position_limit + 1;
   const auto seeds = *gen::positions(8, limit, c.approximate_theta());
   c.positions.resize(static_cast<std::size_t>(tokens));
@@ -438,20 +436,20 @@ void call_size_invariant(const fast::kernel_info& kernel, dtype storage,
 }
 
 constexpr kernel_property_definition exact_list[] = {
-    {"in_place_equals_out_of_place", "in place gives the bits of out of place", 100, false,
+    {"in_place_equals_out_of_place", "in place gives the bits of out of place", 100, deep_cases_per_property, false,
      in_place_equals_out_of_place},
     {"pass_through_bit_exact", "dims past rotary_dim keep their input bits, whatever they are",
-     100, false, pass_through_bit_exact},
-    {"q_and_k_together_equal_separate", "Q and K in one call give the bits of two calls", 100,
+     100, deep_cases_per_property, false, pass_through_bit_exact},
+    {"q_and_k_together_equal_separate", "Q and K in one call give the bits of two calls", 100, deep_cases_per_property,
      false, q_and_k_together_equal_separate},
     {"layout_invariant",
-     "strides, alignment, int32 positions and token splits do not change a bit", 100, false,
+     "strides, alignment, int32 positions and token splits do not change a bit", 100, deep_cases_per_property, false,
      layout_invariant},
     {"rejects_invalid_calls",
      "malformed calls: invalid_argument, positions outside the angles: out_of_range, no write",
-     100, false, rejects_invalid_calls},
+     100, deep_cases_per_property, false, rejects_invalid_calls},
     {"call_size_invariant", "a >= 16 MiB call gives the bits of small calls (streaming stores)", 4,
-     false, call_size_invariant},
+     call_size_deep_cases, false, call_size_invariant},
 };
 
 }  // namespace

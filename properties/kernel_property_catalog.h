@@ -15,6 +15,7 @@ struct kernel_property_definition {
   std::string_view name;
   std::string_view statement;  // one line: what holds, and within what
   int quick_cases;             // per storage dtype; the whole quick suite must fit 3 minutes
+  int deep_cases;              // per property, split over the (kernel, dtype) runs of a suite
   bool measures_error;         // reports worst_over_bound (false: bit-exact or status checks)
   // One case: picks its inputs with RapidCheck, fails with RC_FAIL(message) — the message
   // names the violated bound and its inputs, and is what reports show (property_runner.cpp).

@@ -20,28 +20,36 @@ namespace {
 // names all three.
 using kernel_property_dtype = std::tuple<std::size_t, std::string_view, dtype>;
 
-class kernel_property : public ::testing::TestWithParam<kernel_property_dtype> {};
-
-TEST_P(kernel_property, holds) {
-  const auto [index, property, storage] = GetParam();
-  const fast::kernel_info& kernel = fast::kernel_registry()[index];
-  const property_result r =
-      check_kernel_property(kernel, property, storage, profile_from_environment(),
-                            seed_from_environment(), testing::replay_command_for_current_test());
-  const std::string label = std::string(kernel.name) + "/" + std::string(property);
-  if (r.cases == 0 && r.passed) {
-    std::printf("[ property ] %-62s %-9s %s\n", label.c_str(), r.dtype.c_str(), r.detail.c_str());
-    GTEST_SKIP() << r.detail;
-  }
-  testing::report(r, label);
-}
-
 std::vector<kernel_property_dtype> every_kernel_property_and_dtype() {
   std::vector<kernel_property_dtype> all;
   for (std::size_t k = 0; k < fast::kernel_registry().size(); ++k)
     for (std::string_view p : kernel_property_names())
       for (dtype t : fast::kernel_registry()[k].dtypes) all.emplace_back(k, p, t);
   return all;
+}
+
+// How many tests run `property` (one per registered kernel and dtype): they split its deep
+// budget.
+int runs_of(std::string_view property) {
+  int runs = 0;
+  for (const auto& [index, p, storage] : every_kernel_property_and_dtype()) runs += p == property;
+  return runs;
+}
+
+class kernel_property : public ::testing::TestWithParam<kernel_property_dtype> {};
+
+TEST_P(kernel_property, holds) {
+  const auto [index, property, storage] = GetParam();
+  const fast::kernel_info& kernel = fast::kernel_registry()[index];
+  const property_result r = check_kernel_property(
+      kernel, property, storage, profile_from_environment(), seed_from_environment(),
+      testing::replay_command_for_current_test(), runs_of(property));
+  const std::string label = std::string(kernel.name) + "/" + std::string(property);
+  if (r.cases == 0 && r.passed) {
+    std::printf("[ property ] %-62s %-9s %s\n", label.c_str(), r.dtype.c_str(), r.detail.c_str());
+    GTEST_SKIP() << r.detail;
+  }
+  testing::report(r, label);
 }
 
 std::string test_name(const ::testing::TestParamInfo<kernel_property_dtype>& info) {

@@ -27,7 +27,6 @@ constexpr bool sanitized_build = false;
 constexpr bool sanitized_build = false;
 #endif
 
-constexpr int deep_cases = 1'000'000;
 constexpr int sanitizer_case_divisor = 4;
 
 // Quiet, except in the deep profile: a million cases take hours, so after 10 s and then every
@@ -172,7 +171,7 @@ run_settings settings_from_rc_params(profile level, std::uint64_t seed,
 
 int case_count(const run_settings& settings, int quick_cases) {
   if (settings.max_success_override > 0) return settings.max_success_override;
-  if (settings.level == profile::deep) return deep_cases;
+  if (settings.level == profile::deep) return settings.deep_cases;
   return sanitized_build ? std::max(quick_cases / sanitizer_case_divisor, 1) : quick_cases;
 }
 

@@ -41,11 +41,20 @@ struct observation {
   }
 };
 
+// The deep profile's budget: 10^6 cases per property.
+inline constexpr int deep_cases_per_property = 1'000'000;
+
+// The deep cases of each of `runs` runs that split one property's `total` (rounded up).
+constexpr int deep_share(int total, int runs) { return runs <= 1 ? total : (total + runs - 1) / runs; }
+
 // Everything a run needs besides the property itself.
 struct run_settings {
   profile level = profile::quick;
   std::uint64_t seed = default_seed;
   int max_success_override = 0;  // RC_PARAMS max_success; 0: the profile decides
+  // Cases this run takes in the deep profile: 10^6, or its share of a property's 10^6 when
+  // several runs split it (deep_share).
+  int deep_cases = deep_cases_per_property;
   bool disable_shrinking = false;
   std::unordered_map<std::string, rc::detail::Reproduce> reproduce;  // RC_PARAMS reproduce=…
   std::string replay_command;  // appended to the replay line
@@ -55,7 +64,8 @@ struct run_settings {
 // seed argument wins over RC_PARAMS's. Throws std::invalid_argument if RC_PARAMS is malformed.
 run_settings settings_from_rc_params(profile level, std::uint64_t seed, std::string replay_command);
 
-// Cases a property runs: deep 10^6; quick its own `quick_cases`, a quarter of it in sanitizer
+// Cases a property runs: RC_PARAMS max_success if given; deep: settings.deep_cases; quick its
+// own `quick_cases`, a quarter of it in sanitizer
 // builds (ASan/UBSan run this allocation-heavy code ~10× slower — RapidCheck builds a shrink
 // tree per generated value — and the quick suite, both builds, must stay under 3 minutes).
 int case_count(const run_settings& settings, int quick_cases);
