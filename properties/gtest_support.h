@@ -61,11 +61,21 @@ inline void report(const property_result& r, const std::string& label) {
   }
 }
 
+// The deep profile's cases for a property of the 266-bit reference (forms, rotation, tiers,
+// scaling). A case there costs 1–11 ms (matrix products, per-element MPFR pow and sin/cos by
+// design: each form computes its own angles), 10^6 would take 1–3 CPU-hours per property, so
+// the reference gets 2·10^4 — 100–400× its quick count — and the kernels the 10^6
+// (kernel_properties.h). These are exact identities checked to 2^-200: a wrong formula fails
+// on nearly every input, not on one in a million.
+inline constexpr int reference_deep_cases = 20'000;
+
 // Runs `testable` (a RapidCheck property body) as the current test under the id
 // "<suite>/<test>", the key RC_PARAMS reproduce strings use.
 template <class Testable>
-void check_property(Testable&& testable, int quick_cases, const observation& seen) {
-  const run_settings settings = current_settings();
+void check_property(Testable&& testable, int quick_cases, const observation& seen,
+                    int deep_cases = reference_deep_cases) {
+  run_settings settings = current_settings();
+  settings.deep_cases = deep_cases;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string id = std::string(info->test_suite_name()) + "/" + info->name();
   property_result r;
