@@ -203,5 +203,54 @@ INSTANTIATE_TEST_SUITE_P(generators, at_size, ::testing::Values(0, 100),
                            return "size_" + std::to_string(info.param);
                          });
 
+// draws: uniform over [lo, hi], both ends reached, nothing outside — spans of one, of a few and
+// of 2^52 (a float64 significand), and the weighted choice in its proportions.
+TEST(draws, uniform_stays_in_range_and_reaches_both_ends) {
+  gen::draws d(rc::Random(12345));
+  EXPECT_EQ(d.uniform(7, 7), 7);
+  int low = 0, high = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const std::int64_t v = d.uniform(-3, 4);
+    ASSERT_GE(v, -3);
+    ASSERT_LE(v, 4);
+    low += v == -3;
+    high += v == 4;
+  }
+  EXPECT_GT(low, 350);  // 500 expected
+  EXPECT_GT(high, 350);
+  const std::int64_t wide = std::int64_t{1} << 52;
+  bool upper_half = false, lower_half = false;
+  for (int i = 0; i < 64; ++i) {
+    const std::int64_t v = d.uniform(0, wide - 1);
+    ASSERT_GE(v, 0);
+    ASSERT_LT(v, wide);
+    (v >= wide / 2 ? upper_half : lower_half) = true;
+  }
+  EXPECT_TRUE(upper_half && lower_half);
+  int first = 0;
+  for (int i = 0; i < 8000; ++i) first += d.weighted({6, 1, 1}) == 0;
+  EXPECT_NEAR(first, 6000, 300);
+}
+
+// shrink_value: candidates are simpler (1 first, then |v|, then the binade's low end) and stay
+// in the range.
+TEST(shrink_value, goes_toward_one_and_stays_in_range) {
+  const value_range range = gen::full_range(dtype::float16);
+  const auto candidates = [&](double v) {
+    std::vector<double> out;
+    auto seq = gen::shrink_value(range, v);
+    while (auto c = seq.next()) out.push_back(*c);
+    return out;
+  };
+  EXPECT_EQ(candidates(-3.5), (std::vector<double>{1.0, 3.5, -2.0}));
+  EXPECT_TRUE(candidates(1.0).empty());
+  EXPECT_EQ(candidates(0.0), std::vector<double>{1.0});
+  const double subnormal = std::ldexp(3.0, -24);  // float16: 3 quanta
+  EXPECT_EQ(candidates(subnormal), (std::vector<double>{1.0, std::ldexp(1.0, -23)}));
+  const value_range tiny{range.format, range.min_exponent, -5};  // 1 is outside this range
+  auto seq = gen::shrink_value(tiny, std::ldexp(1.5, -7));
+  EXPECT_EQ(*seq.next(), std::ldexp(1.0, -5));
+}
+
 }  // namespace
 }  // namespace ropecheck::properties

@@ -65,9 +65,9 @@ struct run_settings {
 run_settings settings_from_rc_params(profile level, std::uint64_t seed, std::string replay_command);
 
 // Cases a property runs: RC_PARAMS max_success if given; deep: settings.deep_cases; quick its
-// own `quick_cases`, a quarter of it in sanitizer
-// builds (ASan/UBSan run this allocation-heavy code ~10× slower — RapidCheck builds a shrink
-// tree per generated value — and the quick suite, both builds, must stay under 3 minutes).
+// own `quick_cases`, a quarter of it in sanitizer builds (ASan/UBSan run this allocation-heavy
+// code ~10× slower — RapidCheck builds a shrink tree per generated value — and the quick suite,
+// both builds, must stay under 3 minutes).
 int case_count(const run_settings& settings, int quick_cases);
 
 // True when RC_PARAMS asks to reproduce failures and `id` is not among them (RapidCheck then

@@ -71,5 +71,23 @@ TEST(property_runner, giving_up_reports_the_discard_reason_seed_and_replay) {
   EXPECT_NE(r.replay.find("seed=" + seed_text), std::string::npos) << r.replay;
 }
 
+// The deep profile splits a property's cases over the runs that share it, rounding up, and
+// RC_PARAMS max_success still decides when given.
+TEST(property_runner, deep_cases_are_a_share_of_the_property_budget) {
+  EXPECT_EQ(deep_share(deep_cases_per_property, 12), 83'334);
+  EXPECT_EQ(deep_share(1'200, 12), 100);
+  EXPECT_EQ(deep_share(deep_cases_per_property, 1), deep_cases_per_property);
+  EXPECT_EQ(deep_share(10, 3), 4);
+  run_settings s;
+  s.level = profile::deep;
+  s.deep_cases = deep_share(deep_cases_per_property, 3);
+  EXPECT_EQ(case_count(s, 100), 333'334);
+  s.max_success_override = 7;
+  EXPECT_EQ(case_count(s, 100), 7);
+  s.level = profile::quick;
+  s.max_success_override = 0;
+  EXPECT_GT(case_count(s, 100), 0);
+}
+
 }  // namespace
 }  // namespace ropecheck::properties
