@@ -14,7 +14,6 @@
 #include "numeric/ulp.h"
 #include "properties/error_bounds.h"
 #include "reference/double_tier.h"
-#include "reference/frequencies.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -188,8 +187,7 @@ class auditor {
         d_(in.spec.head_dim),
         rotary_(in.spec.rotary_dim),
         rows_(static_cast<std::int64_t>(in.positions.size())),
-        rule_{in.tolerance_units, in.judged, properties::bounds::attention_scale_for(1)},
-        theta_(reference::inverse_frequencies<double>(in.spec.rotary_dim, in.spec.base)) {}
+        rule_{in.tolerance_units, in.judged, properties::bounds::attention_scale_for(1)} {}
 
   reports::audit_report run(const std::function<void(std::int64_t, std::int64_t)>& progress) {
     reports::audit_report r;
@@ -202,6 +200,8 @@ class auditor {
     const reference::double_tier tier(in_.spec, in_.positions);
     attention_ = tier.attention_factor();
     rule_.scale = properties::bounds::attention_scale_for(attention_);
+    // The angle terms of the tolerance grow with m·θ_j: the θ_j rotated by, scaled if need be.
+    theta_.assign(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end());
     const int pairs = rotary_ / 2;
     totals t;
     t.buckets.resize(65);

@@ -18,11 +18,14 @@ double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> po
   std::int64_t length = 0;
   for (std::int64_t m : positions) length = std::max(length, m + 1);
   const auto params = params_from_spec<mp_real>(spec, length);
-  const std::vector<mp_real> theta = params.explicit_inverse_frequencies.empty()
-                                         ? inverse_frequencies(params.rotary_dim, params.base)
-                                         : params.explicit_inverse_frequencies;
+  const std::vector<mp_real> theta =
+      params.explicit_inverse_frequencies.empty()
+          ? reference::inverse_frequencies(params.rotary_dim, params.base)
+          : params.explicit_inverse_frequencies;
   const mp_real factor = params.attention_factor;
   attention_factor_ = factor.convert_to<double>();
+  inverse_frequencies_.reserve(theta.size());
+  for (const mp_real& t : theta) inverse_frequencies_.push_back(t.convert_to<double>());
 
   std::vector<std::int64_t> distinct(positions.begin(), positions.end());
   std::sort(distinct.begin(), distinct.end());

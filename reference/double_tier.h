@@ -64,6 +64,9 @@ class double_tier {
 
   int head_dim() const { return head_dim_; }
   double attention_factor() const { return attention_factor_; }  // A, rounded to double
+  // θ_j the table rotates by (θ'_j under rope_scaling), each rounded to double: what error
+  // bounds that grow with the angle m·θ_j need.
+  std::span<const double> inverse_frequencies() const { return inverse_frequencies_; }
   int rotary_dim() const { return rotary_dim_; }
   pairing pair() const { return pair_; }
 
@@ -76,6 +79,7 @@ class double_tier {
   int rotary_dim_;
   pairing pair_;
   double attention_factor_ = 1;
+  std::vector<double> inverse_frequencies_;
   std::unordered_map<std::int64_t, std::size_t> row_of_position_;
   std::vector<double> cos_sin_;  // per distinct position: (cos, sin) for j = 0 … rotary_dim/2 − 1
   cos_sin_table_stats table_stats_;

@@ -1,6 +1,9 @@
 // The double tier stays within its documented bound, 3·2^-53 × pair norm, of the 256-bit forms.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <utility>
+
 #include "reference/double_tier.h"
 #include "reference/rope_forms.h"
 #include "reference/test_support.h"
@@ -112,6 +115,28 @@ TEST(DoubleTier, ScaledSpecsStayWithinTheBoundTimesA) {
                               sqrt(x_mp[a] * x_mp[a] + x_mp[b] * x_mp[b]);
         for (int k : {a, b}) EXPECT_LE(abs(mp_real(y[k]) - exact[k]), bound) << m << " " << k;
       }
+    }
+  }
+}
+
+// The θ_j a tier reports are those it rotates by: base^(-2j/d), divided by the factor under
+// linear scaling (checked against long double pow, within one ulp of double).
+TEST(DoubleTier, ReportsTheFrequenciesItRotatesBy) {
+  rope_spec plain{16, 16, 10000, pairing::half_split, "test"};
+  rope_spec linear = plain;
+  linear.scaling.type = scaling_type::linear;
+  linear.scaling.factor = 8;
+  for (const auto& [spec, divisor] : {std::pair{plain, 1.0L}, std::pair{linear, 8.0L}}) {
+    const double_tier tier(spec, std::vector<std::int64_t>{0, 5});
+    ASSERT_EQ(tier.inverse_frequencies().size(), 8u);
+    for (int j = 0; j < 8; ++j) {
+      const auto expected =
+          static_cast<double>(std::pow(10000.0L, -2.0L * j / 16) / divisor);
+      const double got = tier.inverse_frequencies()[static_cast<std::size_t>(j)];
+      EXPECT_LE(std::fabs(got - expected), std::nextafter(expected, 1.0) - expected)
+          << "j=" << j << " divisor " << static_cast<double>(divisor);
+      // And the table holds cos(m·θ_j) for that θ_j.
+      EXPECT_NEAR(tier.cos_at(5, j), std::cos(5.0 * got), 1e-15);
     }
   }
 }
