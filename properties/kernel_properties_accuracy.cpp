@@ -410,16 +410,18 @@ constexpr kernel_property_definition accuracy_list[] = {
      "every rotated Q and K output (one call, GQA head counts, any rope_scaling and attention "
      "factor A) within the derived bound of the double-tier oracle (|m| <= 2^24)",
      120, deep_cases_per_property, true, within_bound_of_reference},
-    {"norm_preserved", "each pair's norm times A preserved within the derived pair bound", 120, deep_cases_per_property,
-     true, norm_preserved},
+    {"norm_preserved",
+     "each pair's norm times A preserved within the derived pair bound",
+     120, deep_cases_per_property, true, norm_preserved},
     {"relative_offset_invariance",
-     "<f(q,m), f(k,n)> = <f(q,m+s), f(k,n+s)> within the derived score bound", 60, deep_cases_per_property, true,
-     relative_offset_invariance},
-    {"inverse_round_trip", "inverse(forward(x)) = A^2 x within the derived round-trip bound", 120, deep_cases_per_property,
-     true, inverse_round_trip},
+     "<f(q,m), f(k,n)> = <f(q,m+s), f(k,n+s)> within the derived score bound",
+     60, deep_cases_per_property, true, relative_offset_invariance},
+    {"inverse_round_trip",
+     "inverse(forward(x)) = A^2 x within the derived round-trip bound",
+     120, deep_cases_per_property, true, inverse_round_trip},
     {"strategies_agree",
-     "cache and on-the-fly kernels agree within the sum of their output bounds", 80, deep_cases_per_property, true,
-     strategies_agree},
+     "cache and on-the-fly kernels agree within the sum of their output bounds",
+     80, deep_cases_per_property, true, strategies_agree},
 };
 
 }  // namespace

@@ -436,20 +436,24 @@ void call_size_invariant(const fast::kernel_info& kernel, dtype storage,
 }
 
 constexpr kernel_property_definition exact_list[] = {
-    {"in_place_equals_out_of_place", "in place gives the bits of out of place", 100, deep_cases_per_property, false,
-     in_place_equals_out_of_place},
-    {"pass_through_bit_exact", "dims past rotary_dim keep their input bits, whatever they are",
+    {"in_place_equals_out_of_place",
+     "in place gives the bits of out of place",
+     100, deep_cases_per_property, false, in_place_equals_out_of_place},
+    {"pass_through_bit_exact",
+     "dims past rotary_dim keep their input bits, whatever they are",
      100, deep_cases_per_property, false, pass_through_bit_exact},
-    {"q_and_k_together_equal_separate", "Q and K in one call give the bits of two calls", 100, deep_cases_per_property,
-     false, q_and_k_together_equal_separate},
+    {"q_and_k_together_equal_separate",
+     "Q and K in one call give the bits of two calls",
+     100, deep_cases_per_property, false, q_and_k_together_equal_separate},
     {"layout_invariant",
-     "strides, alignment, int32 positions and token splits do not change a bit", 100, deep_cases_per_property, false,
-     layout_invariant},
+     "strides, alignment, int32 positions and token splits do not change a bit",
+     100, deep_cases_per_property, false, layout_invariant},
     {"rejects_invalid_calls",
      "malformed calls: invalid_argument, positions outside the angles: out_of_range, no write",
      100, deep_cases_per_property, false, rejects_invalid_calls},
-    {"call_size_invariant", "a >= 16 MiB call gives the bits of small calls (streaming stores)", 4,
-     call_size_deep_cases, false, call_size_invariant},
+    {"call_size_invariant",
+     "a >= 16 MiB call gives the bits of small calls (streaming stores)",
+     4, call_size_deep_cases, false, call_size_invariant},
 };
 
 }  // namespace
