@@ -23,25 +23,16 @@ inline constexpr double half_pi_lo = 0x1.1a62633145c07p-54;
 // count must stay exact in a double's integer bits); kernel angles never get near it.
 inline constexpr double reduction_limit = 0x1p45;
 
-// S(z) = s1 + z·(s2 + z·(… + z·s7)),  C(z) = c1 + z·(c2 + z·(… + z·c8)).
-inline constexpr double s1 = -1.0 / 6.0;
-inline constexpr double s2 = 1.0 / 120.0;
-inline constexpr double s3 = -1.0 / 5040.0;
-inline constexpr double s4 = 1.0 / 362880.0;
-inline constexpr double s5 = -1.0 / 39916800.0;
-inline constexpr double s6 = 1.0 / 6227020800.0;
-inline constexpr double s7 = -1.0 / 1307674368000.0;
-inline constexpr double c1 = -1.0 / 2.0;
-inline constexpr double c2 = 1.0 / 24.0;
-inline constexpr double c3 = -1.0 / 720.0;
-inline constexpr double c4 = 1.0 / 40320.0;
-inline constexpr double c5 = -1.0 / 3628800.0;
-inline constexpr double c6 = 1.0 / 479001600.0;
-inline constexpr double c7 = -1.0 / 87178291200.0;
-inline constexpr double c8 = 1.0 / 20922789888000.0;
-
-// Horner order, highest degree first: both paths evaluate S and C from these arrays.
-inline constexpr double sin_horner[] = {s7, s6, s5, s4, s3, s2, s1};
-inline constexpr double cos_horner[] = {c8, c7, c6, c5, c4, c3, c2, c1};
+// S(z) = −1/3! + z·(1/5! − z·(… ± z/15!)),  C(z) = −1/2! + z·(1/4! − z·(… ± z/16!)): the Taylor
+// coefficients of (sin r − r)/r³ and (cos r − 1)/r² in z = r², in Horner order (highest degree
+// first). Both paths evaluate S and C from these arrays.
+inline constexpr double sin_horner[] = {-1.0 / 1307674368000.0, 1.0 / 6227020800.0,
+                                        -1.0 / 39916800.0,      1.0 / 362880.0,
+                                        -1.0 / 5040.0,          1.0 / 120.0,
+                                        -1.0 / 6.0};
+inline constexpr double cos_horner[] = {1.0 / 20922789888000.0, -1.0 / 87178291200.0,
+                                        1.0 / 479001600.0,      -1.0 / 3628800.0,
+                                        1.0 / 40320.0,          -1.0 / 720.0,
+                                        1.0 / 24.0,             -1.0 / 2.0};
 
 }  // namespace ropecheck::fast::detail::cos_sin_constants
