@@ -18,13 +18,13 @@ function(ropecheck_add_test name)
   endif()
   target_compile_definitions(${name} PRIVATE
     ROPECHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    ROPECHECK_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
     ${ARG_DEFINITIONS})
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    NO_PRETTY_VALUES  # the name generators name each case; the value dump stays out of ctest names
     PROPERTIES LABELS "${ARG_LABELS}"
     DISCOVERY_TIMEOUT 60)
 endfunction()

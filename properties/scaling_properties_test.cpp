@@ -228,7 +228,7 @@ TEST(scaling_properties, fast_frequencies_within_4_ulps_of_reference) {
 }
 
 TEST(scaling_properties, real_configs_fast_agrees_in_every_convention_and_regime) {
-  const std::string dir = ROPECHECK_SHARED_DIR "/model-configs/";
+  const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
   std::vector<json> configs;
   for (const char* file : {"Llama-3.1-8B.json", "Llama-3.2-1B.json", "DeepSeek-V3.json",
                            "Phi-3.5-mini-instruct.json", "Qwen2.5-7B-Instruct.json"}) {
@@ -257,7 +257,7 @@ TEST(scaling_properties, real_configs_fast_agrees_in_every_convention_and_regime
 // L0 = 4096: Hugging Face uses long factors from sequence length 4097 on, vLLM from 4098 on
 // (a position > 4096).
 TEST(scaling_properties, real_config_attention_factors_and_regimes) {
-  const std::string dir = ROPECHECK_SHARED_DIR "/model-configs/";
+  const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
   json phi = json::parse(std::ifstream(dir + "Phi-3.5-mini-instruct.json"));
   const rope_spec p = parse_spec(phi, "phi");
   EXPECT_LE(relative(reference::scaled_frequencies<mp_real>(p, 5000).attention_factor,

@@ -22,7 +22,7 @@ std::string error_of(const json& config) {
 }
 
 TEST(SpecReader, ReadsTheRealModelConfigs) {
-  const std::string dir = ROPECHECK_SHARED_DIR "/model-configs/";
+  const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
   struct expected {
     const char* file;
     int head_dim;
@@ -49,7 +49,7 @@ TEST(SpecReader, ReadsTheRealModelConfigs) {
 }
 
 TEST(SpecReader, ReadsTheScaledModelConfigs) {
-  const std::string dir = ROPECHECK_SHARED_DIR "/model-configs/";
+  const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
   for (const char* file : {"Llama-3.1-8B.json", "Llama-3.1-8B-Instruct.json"}) {
     const rope_spec s = read_spec(dir + file);
     EXPECT_EQ(s.scaling.type, scaling_type::llama3) << file;

@@ -80,7 +80,7 @@ std::string golden_text(const golden_config& config) {
   std::string out = fmt::format(
       "# ropecheck golden vectors: {}\n"
       "# models: {}\n"
-      "# from ../shared/model-configs/{}\n"
+      "# from fixtures/model-configs/{}\n"
       "# head_dim {} rotary_dim {} base {} pairing {}\n"
       "# input x_c = ((37*c) mod 29 - 14)/8 + (c+1)/1024, exact in binary\n"
       "# per position: a line 'position m', then lines 'c y_c' for c < rotary_dim (the other "

@@ -15,7 +15,7 @@ namespace ropecheck::golden {
 struct golden_config {
   std::string name;     // file stem in fixtures/golden/
   std::string models;   // which public models use this configuration
-  std::string config;   // the model-config file(s) in ../shared/model-configs/ it comes from
+  std::string config;   // the model-config file(s) in fixtures/model-configs/ it comes from
   rope_spec spec;
 };
 
