@@ -62,12 +62,7 @@ int apply_builtin(const ropecheck_rope_call* call) {
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "null positions or negative tokens");
   // A cache kernel needs its table to cover the largest position of the call.
   std::int64_t max_position = 0;
-  for (std::int64_t t = 0; t < call->tokens; ++t) {
-    const std::int64_t m = c.position_type == dtype::int32
-                               ? static_cast<const std::int32_t*>(call->positions)[t]
-                               : static_cast<const std::int64_t*>(call->positions)[t];
-    max_position = std::max(max_position, m + 1);
-  }
+  for (std::int64_t t = 0; t < call->tokens; ++t) max_position = std::max(max_position, fast::position_at(c, t) + 1);
   fast::rope_frequencies frequencies{
       std::vector<double>(call->inverse_frequencies, call->inverse_frequencies + call->rotary_dim / 2),
       call->attention_factor};

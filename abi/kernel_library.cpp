@@ -1,3 +1,5 @@
+// Loads a kernel library (dlopen), checks its ropecheck_kernels() table against the ABI header
+// (include/ropecheck/kernel_abi.h) and wraps each kernel as a fast::kernel_info.
 #include "abi/kernel_library.h"
 
 #include <dlfcn.h>

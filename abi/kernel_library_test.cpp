@@ -25,14 +25,10 @@ TEST(KernelLibrary, BuiltInsRoundTripBitForBit) {
     EXPECT_EQ(direct.name, loaded.name);
     std::vector<float> y_direct(x.size()), y_loaded(x.size());
     for (auto [kernel, y] : {std::pair{&direct, &y_direct}, std::pair{&loaded, &y_loaded}}) {
-      fast::rope_call call;
-      call.storage = dtype::float32;
-      call.pair = spec.pair;
-      call.head_dim = 64;
-      call.rotary_dim = 48;
-      call.tokens = tokens;
-      call.q = fast::packed_tensor(x.data(), y->data(), heads, 64);
-      call.positions = positions.data();
+      const fast::rope_call call =
+          fast::make_call({dtype::float32, spec.pair, 64, 48},
+                          std::span(positions.data(), static_cast<std::size_t>(tokens)),
+                          fast::packed_tensor(x.data(), y->data(), heads, 64));
       const auto angles = kernel->prepare(fast::unscaled_frequencies(spec), 100001);
       ASSERT_TRUE(angles.ok());
       const auto s = kernel->apply(call, *angles.value);

@@ -10,22 +10,17 @@
 #include <cmath>
 #include <numeric>
 
+#include "bounds/error_bounds.h"
 #include "numeric/half.h"
+#include "numeric/storage_element.h"
 #include "numeric/ulp.h"
-#include "properties/error_bounds.h"
 #include "reference/double_tier.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::audit {
 namespace {
 
 constexpr double unit = 0x1p-24;  // the unit errors are reported in (× pair norm)
-
-struct pair_index {
-  int a, b;
-};
-pair_index pair_of(pairing pair, int rotary_dim, int j) {
-  return pair == pairing::adjacent ? pair_index{2 * j, 2 * j + 1} : pair_index{j, j + rotary_dim / 2};
-}
 
 // Bucket of |position|: 0 for position 0, k + 1 for [2^k, 2^(k+1)).
 int position_bucket(std::int64_t m) {
@@ -38,7 +33,7 @@ std::string bucket_label(int k) {
   return fmt::format("[{}, {})", std::uint64_t{1} << (k - 1), std::uint64_t{1} << std::min(k, 63));
 }
 
-// Allowed |y − y_exact| for one output: the kernel bound (properties/error_bounds.h) or the
+// Allowed |y − y_exact| for one output: the kernel bound (bounds/error_bounds.h) or the
 // user's units (of the rotated pair's norm A·‖pair‖), plus the 16-bit store's half spacing,
 // plus the oracle's own error. The part proportional to the rotated pair's norm depends on
 // (position, frequency, A) only, so it is computed once per row and frequency (coefficient)
@@ -46,18 +41,18 @@ std::string bucket_label(int k) {
 struct tolerance_rule {
   std::optional<double> units;
   dtype judged;
-  properties::bounds::attention_scale scale = properties::bounds::attention_scale_for(1);
+  bounds::attention_scale scale = bounds::attention_scale_for(1);
   double coefficient(std::int64_t position, double theta) const {
-    return units ? *units * unit : properties::bounds::working_output_relative(position, theta, scale);
+    return units ? *units * unit : bounds::working_output_relative(position, theta, scale);
   }
-  double floor() const { return units ? 0.0 : properties::bounds::float32_underflow_per_output; }
+  double floor() const { return units ? 0.0 : bounds::float32_underflow_per_output; }
   // The oracle's error per unit of the rotated pair's norm A·‖pair‖.
   static double oracle_coefficient() {
-    return properties::bounds::oracle_output_bound(1.0, properties::bounds::attention_scale_for(1));
+    return bounds::oracle_output_bound(1.0, bounds::attention_scale_for(1));
   }
   // `scaled_norm` = A·‖pair‖ of the input pair.
   double allowed(double coefficient, double scaled_norm, double stored) const {
-    return (coefficient * scaled_norm + floor()) + properties::bounds::store_half_spacing(judged, stored) +
+    return (coefficient * scaled_norm + floor()) + bounds::store_half_spacing(judged, stored) +
            oracle_coefficient() * scaled_norm;
   }
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
@@ -79,7 +74,7 @@ inline double kept_or_zero(bool keep, double v) {
 // The 16-bit (or float64) store's half spacing next to an output; a non-finite one (whose
 // comparison is discarded) is replaced by 0 so that nothing non-finite reaches ulp_of.
 inline double spacing(dtype judged, bool finite, double stored) {
-  return properties::bounds::store_half_spacing(judged, finite ? stored : 0.0);
+  return bounds::store_half_spacing(judged, finite ? stored : 0.0);
 }
 
 // ‖(x_a, x_b)‖. Squares of float32/16 inputs are exact in double and cannot overflow, so one
@@ -131,8 +126,7 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
   // 64-bit counters and flags, like the doubles: every lane of the vector loop has one width.
   std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
   for (std::int64_t j = 0; j < pairs; ++j) {
-    const std::int64_t a = pair == pairing::adjacent ? 2 * j : j;
-    const std::int64_t b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+    const auto [a, b] = pair_of(pair, 2 * pairs, j);
     const double ya = y[a], yb = y[b], ra = ref[a], rb = ref[b];
     const double norm = pair_norm<x_is_float64>(x[a], x[b]);
     // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
@@ -187,19 +181,19 @@ class auditor {
         d_(in.spec.head_dim),
         rotary_(in.spec.rotary_dim),
         rows_(static_cast<std::int64_t>(in.positions.size())),
-        rule_{in.tolerance_units, in.judged, properties::bounds::attention_scale_for(1)} {}
+        rule_{in.tolerance_units, in.judged, bounds::attention_scale_for(1)} {}
 
   reports::audit_report run(const std::function<void(std::int64_t, std::int64_t)>& progress) {
     reports::audit_report r;
     r.dtype = std::string(to_string(in_.judged));
-    r.tolerance_units = in_.tolerance_units.value_or(properties::bounds::documented_target_coefficient);
+    r.tolerance_units = in_.tolerance_units.value_or(bounds::documented_target_coefficient);
     r.spec = in_.spec_file;
     r.x = in_.x_file;
     r.positions = in_.positions_file;
     r.y = in_.y_file;
     const reference::double_tier tier(in_.spec, in_.positions);
     attention_ = tier.attention_factor();
-    rule_.scale = properties::bounds::attention_scale_for(attention_);
+    rule_.scale = bounds::attention_scale_for(attention_);
     // The angle terms of the tolerance grow with m·θ_j: the θ_j rotated by, scaled if need be.
     theta_.assign(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end());
     const int pairs = rotary_ / 2;
@@ -357,8 +351,7 @@ class auditor {
     const int pairs = rotary_ / 2;
     const std::int64_t per_sequence = std::max<std::int64_t>(in_.tokens_per_sequence, 1);
     for (int j = 0; j < pairs; ++j) {
-      const int a = pair == pairing::adjacent ? 2 * j : j;
-      const int b = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+      const auto [a, b] = pair_of(pair, rotary_, j);
       const double norm = pair_norm<x_is_float64>(x[a], x[b]);
       for (const int c : {a, b}) {
         if (!std::isfinite(y[c])) continue;
@@ -529,8 +522,8 @@ class auditor {
         const std::int64_t m = in_.positions[row];
         ref = x;
         for (int j = 0; j < rotary_ / 2; ++j) {
-          const double c = round_to(trig, sample_tier.cos_at(m, j));
-          const double s = round_to(trig, sample_tier.sin_at(m, j));
+          const double c = round_to_storage(trig, sample_tier.cos_at(m, j));
+          const double s = round_to_storage(trig, sample_tier.sin_at(m, j));
           const auto [a, b] = pair_of(in_.spec.pair, rotary_, j);
           ref[a] = x[a] * c - x[b] * s;
           ref[b] = x[b] * c + x[a] * s;
@@ -599,10 +592,6 @@ class auditor {
           "against the reference", past, rows_, context, highest)});
   }
 
-  static double round_to(dtype t, double v) {
-    return t == dtype::bfloat16 ? bfloat16_bits_to_float(double_to_bfloat16_bits(v))
-                                : float16_bits_to_float(double_to_float16_bits(v));
-  }
   static std::string units_text(double u) { return u < 1000 ? fmt::format("{:.3g}", u) : fmt::format("{:.2e}", u); }
 
   const audit_input& in_;

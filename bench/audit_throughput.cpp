@@ -43,14 +43,10 @@ std::unique_ptr<dump> make_dump(std::int64_t bytes) {
   in.positions.resize(static_cast<std::size_t>(tokens));
   for (std::int64_t t = 0; t < tokens; ++t) in.positions[static_cast<std::size_t>(t)] = t;
   in.y = tensor(dtype::float32, in.x.shape);
-  fast::dense_rope_args args;
-  args.x = in.x.bytes().data();
-  args.y = in.y.mutable_bytes().data();
-  args.tokens = tokens;
-  args.heads = heads;
-  args.head_dim = head_dim;
-  args.positions = in.positions.data();
-  if (const fast::status s = fast::apply_kernel("cache_simd", in.spec, args); !s.ok())
+  if (const fast::status s =
+          fast::apply_packed(*fast::find_kernel("cache_simd"), in.spec, dtype::float32, in.x.bytes().data(),
+                             in.y.mutable_bytes().data(), heads, in.positions);
+      !s.ok())
     throw std::runtime_error("audit benchmark: cache_simd failed: " + s.message);
   in.tokens_per_sequence = tokens;
   in.heads = heads;

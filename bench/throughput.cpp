@@ -120,15 +120,10 @@ void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel
     state.SkipWithError("could not prepare angles");
     return;
   }
-  fast::rope_call call;
-  call.storage = storage;
-  call.pair = pair;
-  call.head_dim = head_dim;
-  call.rotary_dim = head_dim;
-  call.tokens = tokens;
-  call.q = fast::packed_tensor(in, out, heads, head_dim);
-  call.positions = ws.positions(tokens);
-  call.position_type = dtype::int64;
+  const fast::rope_call call =
+      fast::make_call({storage, pair, head_dim, head_dim},
+                      std::span(ws.positions(tokens), static_cast<std::size_t>(tokens)),
+                      fast::packed_tensor(in, out, heads, head_dim));
   if (fast::status s = kernel.apply(call, *angles); !s.ok()) {
     state.SkipWithError(s.message.c_str());
     return;

@@ -3,6 +3,8 @@
 // a one-line message, and no output file.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -182,7 +184,15 @@ TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   write_seed000_inputs();
   const auto kernels = run("kernels --json");
   ASSERT_EQ(kernels.exit_code, 0);
-  ASSERT_NE(kernels.output.find("\"strategy\""), std::string::npos);
+  const auto listed = nlohmann::json::parse(kernels.output);
+  ASSERT_TRUE(listed.is_array());
+  ASSERT_EQ(listed.size(), 4u);
+  for (const auto& k : listed) {
+    EXPECT_TRUE(k.at("name").is_string() && k.at("description").is_string());
+    EXPECT_TRUE(k.at("strategy") == "cache" || k.at("strategy") == "on_the_fly");
+    EXPECT_EQ(k.at("dtypes"), nlohmann::json({"float32", "float16", "bfloat16"}));
+    EXPECT_EQ(k.at("pairings"), nlohmann::json({"half", "adjacent"}));
+  }
   ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") + " --pos " +
                 path("pos.npy") + " --out " + path("ref.npy")).exit_code, 0);
   const tensor reference_output = read_tensor(path("ref.npy"));

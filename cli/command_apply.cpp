@@ -43,17 +43,9 @@ int run_apply(apply_options options) {
     }
   }
   tensor y = in.x;  // same dtype and shape; rotated in place below
-  fast::dense_rope_args args;
-  args.storage = in.x.type;
-  args.x = in.x.bytes().data();
-  args.y = y.mutable_bytes().data();
-  args.batch = 1;
-  args.tokens = in.rows;  // batch folded into tokens: one position per row
-  args.heads = in.heads;
-  args.head_dim = in.spec.head_dim;
-  args.positions = in.positions.data();
-  args.position_type = dtype::int64;
-  const fast::status s = fast::apply_kernel(options.kernel, in.spec, args);
+  // Batch folded into tokens: one position per row.
+  const fast::status s = fast::apply_packed(*kernel, in.spec, in.x.type, in.x.bytes().data(),
+                                            y.mutable_bytes().data(), in.heads, in.positions);
   if (!s.ok()) throw std::invalid_argument(fmt::format("{}: {}", options.kernel, s.message));
   write_npy(options.out, y);
   return exit_pass;

@@ -19,9 +19,9 @@
 #include "cli/exit_codes.h"
 #include "cli/report_flags.h"
 #include "fast/kernels.h"
-#include "fixtures/kernel_fixtures.h"
+#include "properties/kernel_fixtures.h"
 #include "mutants/mutant_registry.h"
-#include "properties/error_bounds.h"
+#include "bounds/error_bounds.h"
 #include "properties/frequency_properties.h"
 #include "properties/kernel_properties.h"
 #include "reports/audit_report.h"
@@ -180,12 +180,12 @@ int run_gate(const gate_options& o) {
   report.seed = o.seed;
   // A fixture has one attention factor: its scale (§16 coefficients) is computed once.
   const fixtures::output_bound_fn bound =
-      [scale = properties::bounds::attention_scale_for(1)](
+      [scale = bounds::attention_scale_for(1)](
           dtype storage, double pair_norm, std::int64_t position, double theta, double stored,
           double attention_factor) mutable {
         if (attention_factor != scale.factor)
-          scale = properties::bounds::attention_scale_for(attention_factor);
-        return properties::bounds::output_bound(storage, pair_norm, position, theta, stored, scale);
+          scale = bounds::attention_scale_for(attention_factor);
+        return bounds::output_bound(storage, pair_norm, position, theta, stored, scale);
       };
   for (const auto* kernel : kernels) {
     fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);

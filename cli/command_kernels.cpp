@@ -10,13 +10,33 @@
 #include "fast/kernels.h"
 
 namespace ropecheck::cli {
+namespace {
+
+// [{"name", "description", "strategy", "dtypes": [...], "pairings": ["half", "adjacent"]}]
+nlohmann::json kernels_json(std::span<const fast::kernel_info> kernels) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const fast::kernel_info& k : kernels) {
+    nlohmann::json dtypes = nlohmann::json::array();
+    for (dtype t : k.dtypes) dtypes.push_back(std::string(to_string(t)));
+    nlohmann::json pairings = nlohmann::json::array();
+    for (pairing p : k.pairings) pairings.push_back(std::string(to_string(p)));
+    all.push_back({{"name", std::string(k.name)},
+                   {"description", std::string(k.description)},
+                   {"strategy", std::string(to_string(k.strategy))},
+                   {"dtypes", dtypes},
+                   {"pairings", pairings}});
+  }
+  return all;
+}
+
+}  // namespace
 
 void add_kernels_command(CLI::App& app, int& exit_status) {
   auto as_json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("kernels", "List the built-in kernels");
   cmd->add_flag("--json", *as_json, "print the registry as JSON");
   cmd->callback([as_json, &exit_status] {
-    const nlohmann::json registry = fast::kernels_json();
+    const nlohmann::json registry = kernels_json(fast::kernel_registry());
     if (*as_json) {
       fmt::print("{}\n", registry.dump(2));
     } else {

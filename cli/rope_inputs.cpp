@@ -1,3 +1,5 @@
+// Reads and validates the spec, X and the positions of reference/apply/audit together
+// (rope_inputs.h): shapes, dtypes and the positions the spec allows.
 #include "cli/rope_inputs.h"
 
 #include <fmt/format.h>

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "fast/kernel_test_support.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::fast {
 namespace {
@@ -77,8 +78,7 @@ long double worst_error_ratio(const rotated& r, pairing pair, double base, accur
     for (std::int64_t h = 0; h < heads; ++h) {
       const std::int64_t row = packed_index(t, h, heads, d);
       for (std::int64_t j = 0; j < pairs; ++j) {
-        const std::int64_t ia = pair == pairing::adjacent ? 2 * j : j;
-        const std::int64_t ib = pair == pairing::adjacent ? 2 * j + 1 : j + pairs;
+        const auto [ia, ib] = pair_of(pair, 2 * pairs, j);
         const long double theta = powl(static_cast<long double>(base), -2.0L * j / shape.rotary_dim);
         const long double c = cosl(m * theta);
         const long double sn = sinl(m * theta);
@@ -110,15 +110,8 @@ long double check(const kernel_info& kernel, dtype storage, pairing pair, double
   const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
   const std::int64_t heads = 2;
   rotated r = random_rows(storage, tokens, heads, shape.head_dim, seed);
-  rope_call call;
-  call.storage = storage;
-  call.pair = pair;
-  call.head_dim = shape.head_dim;
-  call.rotary_dim = shape.rotary_dim;
-  call.tokens = tokens;
-  call.q = packed_tensor(r.x.data(), r.y.data(), heads, shape.head_dim);
-  call.positions = positions.data();
-  call.position_type = dtype::int64;
+  const rope_call call = make_call({storage, pair, shape.head_dim, shape.rotary_dim}, positions,
+                                   packed_tensor(r.x.data(), r.y.data(), heads, shape.head_dim));
   const status s = kernel.apply(call, angles);
   EXPECT_TRUE(s.ok()) << s.message;
   std::string violation;

@@ -28,14 +28,9 @@ class invalid_calls : public ::testing::TestWithParam<std::size_t> {
   }
 
   rope_call valid() {
-    rope_call c;
-    c.storage = dtype::float32;
-    c.head_dim = d;
-    c.rotary_dim = d;
-    c.tokens = tokens;
-    c.q = packed_tensor(x_.data(), y_.data(), heads, d);
-    c.positions = positions_.data();
-    return c;
+    return make_call({dtype::float32, pairing::half_split, d, d},
+                     std::span(positions_.data(), static_cast<std::size_t>(tokens)),
+                     packed_tensor(x_.data(), y_.data(), heads, d));
   }
 
   // The call must fail with `code` and a message containing `phrase`.

@@ -1,31 +1,9 @@
-// θ_j = base^(−2j/rotary_dim) (RoFormer eq. 15).
+// θ_j = base^(−2j/rotary_dim) (RoFormer eq. 15), and the scaled θ'_j and attention factor of
+// every rope_scaling type (docs/scaling.md), in long double, each rounded once to double.
 #include "fast/frequencies.h"
 
 #include <algorithm>
 #include <cmath>
-
-namespace ropecheck::fast {
-
-std::vector<double> inverse_frequencies(const rope_spec& spec) {
-  const int pairs = spec.rotary_dim > 0 ? spec.rotary_dim / 2 : 0;
-  std::vector<double> theta(static_cast<std::size_t>(pairs));
-  const long double base = spec.base;
-  for (int j = 0; j < pairs; ++j) {
-    // std::pow in long double, then one rounding to double. Doing it all in double would
-    // first round the exponent −2j/d, and that error is multiplied by ln(base) (≈16 for
-    // 1e7) in θ_j and then by m in the angle: at m = 2^24 it reaches ~2^-25 rad, half an
-    // ulp of a float cos. In long double it stays far below the final rounding.
-    const long double exponent = -2.0L * j / spec.rotary_dim;
-    theta[static_cast<std::size_t>(j)] = static_cast<double>(std::pow(base, exponent));
-  }
-  return theta;
-}
-
-rope_frequencies unscaled_frequencies(const rope_spec& spec) {
-  return {inverse_frequencies(spec), 1.0};
-}
-
-}  // namespace ropecheck::fast
 
 namespace ropecheck::fast {
 namespace {
@@ -35,10 +13,18 @@ namespace {
 using wide = long double;
 constexpr wide two_pi = 6.283185307179586476925286766559005768L;
 
+// θ_j by std::pow in long double. Doing it in double would first round the exponent −2j/d,
+// and that error is multiplied by ln(base) (≈16 for 1e7) in θ_j and then by m in the angle: at
+// m = 2^24 it reaches ~2^-25 rad, half an ulp of a float cos. In long double it stays far below
+// the final rounding to double.
 std::vector<wide> wide_theta(int d, wide base) {
-  std::vector<wide> theta(static_cast<std::size_t>(d / 2));
+  std::vector<wide> theta(static_cast<std::size_t>(std::max(d, 0) / 2));
   for (int i = 0; i < d / 2; ++i) theta[static_cast<std::size_t>(i)] = std::pow(base, -2.0L * i / d);
   return theta;
+}
+
+std::vector<double> rounded(const std::vector<wide>& theta) {
+  return std::vector<double>(theta.begin(), theta.end());
 }
 
 // YaRN's g(s, m) = 0.1·m·ln s + 1 for s > 1, else 1.
@@ -151,11 +137,15 @@ rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence
     }
   }
   if (spec.attention_factor) factor = *spec.attention_factor;
-  rope_frequencies out;
-  out.inverse_frequencies.reserve(theta.size());
-  for (wide t : theta) out.inverse_frequencies.push_back(static_cast<double>(t));
-  out.attention_factor = static_cast<double>(factor);
-  return out;
+  return {rounded(theta), static_cast<double>(factor)};
+}
+
+std::vector<double> inverse_frequencies(const rope_spec& spec) {
+  return rounded(wide_theta(spec.rotary_dim, spec.base));
+}
+
+rope_frequencies unscaled_frequencies(const rope_spec& spec) {
+  return {inverse_frequencies(spec), 1.0};
 }
 
 }  // namespace ropecheck::fast

@@ -1,5 +1,5 @@
 // The registry, the driver every kernel shares (checks, then blocks of tokens: cos/sin rows
-// from the table or computed, then the rotation loop per tensor) and the JSON/CLI helpers.
+// from the table or computed, then the rotation loop per tensor) and apply_packed.
 #include "fast/kernels.h"
 
 #include <algorithm>
@@ -7,8 +7,6 @@
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fast/call_checks.h"
 #include "fast/cos_sin.h"
@@ -31,11 +29,6 @@ constexpr std::array both_pairings{pairing::half_split, pairing::adjacent};
 
 status invalid(std::string message) {
   return status::error(status_code::invalid_argument, std::move(message));
-}
-
-std::int64_t position_at(const rope_call& call, std::int64_t i) {
-  return call.position_type == dtype::int32 ? static_cast<const std::int32_t*>(call.positions)[i]
-                                            : static_cast<const std::int64_t*>(call.positions)[i];
 }
 
 status check_positions(const rope_call& call, const rope_angles& angles) {
@@ -135,40 +128,40 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
   return status::success();
 }
 
-struct implementation {
-  rotate_fn rotate;
-};
-
-// Parallel to the registry below, entry for entry.
-constexpr std::array<implementation, 4> implementations{{
-    {detail::rotate_chunk_simd},
-    {detail::rotate_chunk_simd},
-    {detail::rotate_chunk_scalar},
-    {detail::rotate_chunk_scalar},
-}};
-
-template <std::size_t I>
-status apply_registered(const void*, const rope_call& call, const rope_angles& angles) {
-  return run(kernel_registry()[I], implementations[I].rotate, call, angles);
-}
+// A built-in kernel's entry: the shared driver with its rotation loop. It finds its own
+// registry entry (names, dtypes, strategy) by its address, so the registry below is the one
+// place each kernel is described, its function beside its description.
+template <rotate_fn Rotate, angle_strategy Strategy>
+status apply_builtin(const void*, const rope_call& call, const rope_angles& angles);
 
 constexpr std::array<kernel_info, 4> registry{{
     {"cache_simd",
      "float32 cos/sin table per position; AVX2/AVX-512 FMA rotation (Highway, runtime "
      "dispatch), scalar fallback",
-     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<0>, nullptr},
+     angle_strategy::cache, storage_dtypes, both_pairings,
+     apply_builtin<detail::rotate_chunk_simd, angle_strategy::cache>, nullptr},
     {"on_the_fly_simd",
      "cos/sin per token from positions in double (quarter-turn reduction); AVX2/AVX-512 "
-     "FMA rotation "
-     "(Highway, runtime dispatch), scalar fallback",
-     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<1>, nullptr},
+     "FMA rotation (Highway, runtime dispatch), scalar fallback",
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
+     apply_builtin<detail::rotate_chunk_simd, angle_strategy::on_the_fly>, nullptr},
     {"cache_scalar", "float32 cos/sin table per position; portable scalar FMA rotation",
-     angle_strategy::cache, storage_dtypes, both_pairings, apply_registered<2>, nullptr},
+     angle_strategy::cache, storage_dtypes, both_pairings,
+     apply_builtin<detail::rotate_chunk_scalar, angle_strategy::cache>, nullptr},
     {"on_the_fly_scalar",
      "cos/sin per token from positions in double (quarter-turn reduction); portable scalar "
      "FMA rotation",
-     angle_strategy::on_the_fly, storage_dtypes, both_pairings, apply_registered<3>, nullptr},
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
+     apply_builtin<detail::rotate_chunk_scalar, angle_strategy::on_the_fly>, nullptr},
 }};
+
+template <rotate_fn Rotate, angle_strategy Strategy>
+status apply_builtin(const void*, const rope_call& call, const rope_angles& angles) {
+  static const kernel_info& self = *std::find_if(registry.begin(), registry.end(), [](const kernel_info& k) {
+    return k.entry == &apply_builtin<Rotate, Strategy>;
+  });
+  return run(self, Rotate, call, angles);
+}
 
 }  // namespace
 
@@ -194,83 +187,20 @@ const kernel_info* find_kernel(std::string_view name) {
   return nullptr;
 }
 
-nlohmann::json kernels_json() {
-  nlohmann::json all = nlohmann::json::array();
-  for (const kernel_info& k : registry) {
-    nlohmann::json dtypes = nlohmann::json::array();
-    for (dtype t : k.dtypes) dtypes.push_back(std::string(to_string(t)));
-    nlohmann::json pairings = nlohmann::json::array();
-    for (pairing p : k.pairings) pairings.push_back(std::string(to_string(p)));
-    all.push_back({{"name", std::string(k.name)},
-                   {"description", std::string(k.description)},
-                   {"strategy", std::string(to_string(k.strategy))},
-                   {"dtypes", dtypes},
-                   {"pairings", pairings}});
-  }
-  return all;
-}
-
-status apply_kernel(std::string_view kernel_name, const rope_spec& spec,
-                    const dense_rope_args& args) {
-  const kernel_info* kernel = find_kernel(kernel_name);
-  if (kernel == nullptr) {
-    std::string known;
-    for (const kernel_info& k : registry) known += (known.empty() ? "" : ", ") + std::string(k.name);
-    return invalid("unknown kernel '" + std::string(kernel_name) + "' (known: " + known + ")");
-  }
-  if (args.head_dim != spec.head_dim) {
-    return invalid("X has head_dim " + std::to_string(args.head_dim) + " but the spec says " +
-                   std::to_string(spec.head_dim));
-  }
-  if (args.batch < 1 || args.tokens < 0 || args.heads < 1) {
-    return invalid("X shape must have batch >= 1, tokens >= 0, heads >= 1");
-  }
-  if (args.tokens > std::numeric_limits<std::int64_t>::max() / args.batch) {
-    return invalid("batch * tokens overflows");
-  }
-  if (args.position_type != dtype::int32 && args.position_type != dtype::int64) {
-    return invalid("positions must be int32 or int64, got " +
-                   std::string(to_string(args.position_type)));
-  }
+status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
+                    void* y, std::int64_t heads, std::span<const std::int64_t> positions,
+                    direction dir) {
   if (spec.rotary_dim < 2 || spec.rotary_dim % 2 != 0 || spec.rotary_dim > spec.head_dim) {
     return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
                    std::to_string(spec.rotary_dim));
   }
-
-  rope_call call;
-  call.storage = args.storage;
-  call.pair = spec.pair;
-  call.dir = args.dir;
-  call.head_dim = args.head_dim;
-  call.rotary_dim = spec.rotary_dim;
-  call.position_type = args.position_type;
-
-  const std::int64_t position_count = args.positions_per_batch ? args.batch * args.tokens : args.tokens;
   std::int64_t max_position = 0;
-  if (args.positions != nullptr) {
-    call.positions = args.positions;
-    call.tokens = position_count;
-    for (std::int64_t i = 0; i < position_count; ++i) {
-      max_position = std::max(max_position, position_at(call, i) + 1);
-    }
-  }
-  // Scaled specs: θ_j and A from the spec; length-dependent ones see max position + 1.
-  auto angles = kernel->prepare(scaled_frequencies(spec, max_position), max_position);
+  for (const std::int64_t m : positions) max_position = std::max(max_position, m + 1);
+  auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
-
-  // Shared positions: one call per batch entry; per-batch positions: batch folds into tokens.
-  const bool fold = args.positions_per_batch || args.batch == 1;
-  const std::int64_t calls = fold ? 1 : args.batch;
-  const std::int64_t per_call_elements = args.tokens * args.heads * args.head_dim;
-  for (std::int64_t b = 0; b < calls; ++b) {
-    const std::int64_t offset = b * per_call_elements * static_cast<std::int64_t>(size_of(args.storage));
-    call.tokens = fold ? args.batch * args.tokens : args.tokens;
-    const auto* x = args.x == nullptr ? nullptr : static_cast<const std::byte*>(args.x) + offset;
-    auto* y = args.y == nullptr ? nullptr : static_cast<std::byte*>(args.y) + offset;
-    call.q = packed_tensor(x, y, args.heads, args.head_dim);
-    if (status s = kernel->apply(call, *angles.value); !s.ok()) return s;
-  }
-  return status::success();
+  const rope_call call = make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
+                                   packed_tensor(x, y, heads, spec.head_dim), {}, dir);
+  return kernel.apply(call, *angles.value);
 }
 
 }  // namespace ropecheck::fast

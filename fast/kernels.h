@@ -1,5 +1,5 @@
 // kernels: the one registry of fast RoPE kernels. Tests, benchmarks, the property suite, the
-// gate and `ropecheck kernels --json` all iterate kernel_registry(); no other list exists.
+// gate and `ropecheck kernels` all iterate kernel_registry(); no other list exists.
 // Each kernel is a plain function (call, prepared angles) -> status, which is what the C ABI
 // (ropecheck/kernel_abi.h) exposes.
 #pragma once
@@ -7,8 +7,6 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "fast/frequencies.h"
 #include "fast/rope_angles.h"
@@ -44,29 +42,11 @@ struct kernel_info {
 std::span<const kernel_info> kernel_registry();
 const kernel_info* find_kernel(std::string_view name);  // nullptr if unknown
 
-// [{"name", "description", "strategy", "dtypes": [...], "pairings": ["half", "adjacent"]}]
-nlohmann::json kernels_json();
-
-// What `ropecheck apply` has after reading its .npy files: X as a dense
-// [batch, tokens, heads, head_dim] array, positions as [tokens] (shared by every batch
-// entry) or [batch, tokens].
-struct dense_rope_args {
-  dtype storage = dtype::float32;
-  const void* x = nullptr;
-  void* y = nullptr;  // may equal x (in place)
-  std::int64_t batch = 1;
-  std::int64_t tokens = 0;
-  std::int64_t heads = 0;
-  std::int64_t head_dim = 0;
-  const void* positions = nullptr;
-  dtype position_type = dtype::int64;
-  bool positions_per_batch = false;  // positions are [batch, tokens]
-  direction dir = direction::forward;
-};
-
-// Rotates X by the spec's plain RoPE frequencies with the named kernel. A cache kernel gets a
-// table covering [0, max position + 1).
-status apply_kernel(std::string_view kernel_name, const rope_spec& spec,
-                    const dense_rope_args& args);
+// Rotates packed [rows, heads, head_dim] X into Y (Y may be X) with `kernel`, one position per
+// row, by the spec's frequencies (scaled ones see max position + 1 as the sequence length). A
+// cache kernel gets a table covering [0, max position + 1).
+status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
+                    void* y, std::int64_t heads, std::span<const std::int64_t> positions,
+                    direction dir = direction::forward);
 
 }  // namespace ropecheck::fast

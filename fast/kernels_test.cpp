@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <map>
 #include <set>
 
 #include "fast/kernel_test_support.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::fast {
 namespace {
@@ -52,15 +52,8 @@ class kernel_behaviour : public ::testing::TestWithParam<setup> {
   dtype storage() const { return GetParam().storage; }
 
   rope_call base_call() const {
-    rope_call c;
-    c.storage = storage();
-    c.pair = GetParam().pair;
-    c.head_dim = head_dim;
-    c.rotary_dim = rotary_dim;
-    c.tokens = tokens;
-    c.positions = positions_.data();
-    c.position_type = dtype::int64;
-    return c;
+    return make_call({storage(), GetParam().pair, head_dim, rotary_dim},
+                     std::span(positions_.data(), static_cast<std::size_t>(tokens)), {});
   }
   const rope_angles& angles() const { return angles_for(kernel()); }
   const rope_angles& angles_for(const kernel_info& k) const {
@@ -139,9 +132,9 @@ TEST_P(kernel_behaviour, inverse_after_forward_is_nearly_identity) {
   const std::int64_t pairs = rotary_dim / 2;
   for (std::int64_t r = 0; r < tokens * 2; ++r) {
     for (std::int64_t j = 0; j < pairs; ++j) {
-      const bool adjacent = GetParam().pair == pairing::adjacent;
-      const std::int64_t ia = r * head_dim + (adjacent ? 2 * j : j);
-      const std::int64_t ib = r * head_dim + (adjacent ? 2 * j + 1 : j + pairs);
+      const auto [a, b] = pair_of(GetParam().pair, rotary_dim, j);
+      const std::int64_t ia = r * head_dim + a;
+      const std::int64_t ib = r * head_dim + b;
       const double norm = std::hypot(x.get(ia), x.get(ib));
       EXPECT_NEAR(back.get(ia), x.get(ia), 8 * u * norm);
       EXPECT_NEAR(back.get(ib), x.get(ib), 8 * u * norm);
@@ -232,13 +225,9 @@ TEST(kernel_attention_factor, scales_cos_and_sin) {
   for (const kernel_info& k : kernel_registry()) {
     for (pairing p : pairings()) {
       buffer y(dtype::float32, x.count), z(dtype::float32, x.count);
-      rope_call c;
-      c.pair = p;
-      c.head_dim = head_dim;
-      c.rotary_dim = rotary_dim;
-      c.tokens = t;
-      c.positions = positions.data();
-      c.q = packed_tensor(x.data(), y.data(), 1, head_dim);
+      rope_call c = make_call({dtype::float32, p, head_dim, rotary_dim},
+                              std::span(positions.data(), static_cast<std::size_t>(t)),
+                              packed_tensor(x.data(), y.data(), 1, head_dim));
       ASSERT_TRUE(k.apply(c, prepare_or_die(k, unscaled_frequencies(spec), 5000)).ok());
       c.q = packed_tensor(x.data(), z.data(), 1, head_dim);
       ASSERT_TRUE(k.apply(c, prepare_or_die(k, halved, 5000)).ok());
@@ -265,14 +254,9 @@ TEST(kernel_streaming, large_outputs_match_scalar) {
       for (auto [name, out] : {std::pair{"cache_simd", &fast_out}, std::pair{"cache_scalar", &scalar_out}}) {
         const kernel_info& k = *find_kernel(name);
         const rope_angles a = prepare_or_die(k, unscaled_frequencies(spec), t);
-        rope_call c;
-        c.storage = storage;
-        c.pair = p;
-        c.head_dim = d;
-        c.rotary_dim = d;
-        c.tokens = tokens_here;
-        c.q = packed_tensor(x.data(), out->data(), heads, d);
-        c.positions = pos.data();
+        const rope_call c = make_call({storage, p, d, d},
+                                      std::span(pos.data(), static_cast<std::size_t>(tokens_here)),
+                                      packed_tensor(x.data(), out->data(), heads, d));
         ASSERT_TRUE(k.apply(c, a).ok());
       }
       EXPECT_TRUE(fast_out.same_bits(scalar_out)) << to_string(storage) << " " << to_string(p);
@@ -292,48 +276,24 @@ TEST(registry, names_are_unique_and_findable) {
   EXPECT_EQ(find_kernel("no_such_kernel"), nullptr);
 }
 
-TEST(registry, json_lists_every_kernel) {
-  const nlohmann::json j = kernels_json();
-  ASSERT_TRUE(j.is_array());
-  ASSERT_EQ(j.size(), kernel_registry().size());
-  for (const auto& k : j) {
-    EXPECT_TRUE(k.at("name").is_string());
-    EXPECT_TRUE(k.at("strategy") == "cache" || k.at("strategy") == "on_the_fly");
-    EXPECT_EQ(k.at("dtypes"), nlohmann::json({"float32", "float16", "bfloat16"}));
-    EXPECT_EQ(k.at("pairings"), nlohmann::json({"half", "adjacent"}));
-  }
-}
-
-TEST(apply_kernel, dense_batches_with_shared_and_per_batch_positions) {
-  const std::int64_t batch = 3, t = 5, heads = 2, d = 16;
+TEST(apply_packed, rotates_in_place_and_out_of_place_alike_and_refuses_a_bad_rotary_dim) {
+  const std::int64_t rows = 5, heads = 2, d = 16;
   const rope_spec spec = make_spec(d, d, 1e4, pairing::adjacent);
-  const buffer x = random_buffer(dtype::float32, batch * t * heads * d, 21);
-  std::vector<std::int64_t> shared{4, 0, 9, 2, 7};
-  std::vector<std::int64_t> per_batch;
-  for (std::int64_t b = 0; b < batch; ++b) per_batch.insert(per_batch.end(), shared.begin(), shared.end());
-  buffer y1(dtype::float32, x.count), y2(dtype::float32, x.count);
-  dense_rope_args args;
-  args.x = x.data();
-  args.y = y1.data();
-  args.batch = batch;
-  args.tokens = t;
-  args.heads = heads;
-  args.head_dim = d;
-  args.positions = shared.data();
+  const buffer x = random_buffer(dtype::float32, rows * heads * d, 21);
+  const std::vector<std::int64_t> positions{4, 0, 9, 2, 7};
   for (const kernel_info& k : kernel_registry()) {
-    args.y = y1.data();
-    args.positions = shared.data();
-    args.positions_per_batch = false;
-    ASSERT_TRUE(apply_kernel(k.name, spec, args).ok());
-    args.y = y2.data();
-    args.positions = per_batch.data();
-    args.positions_per_batch = true;
-    ASSERT_TRUE(apply_kernel(k.name, spec, args).ok());
-    EXPECT_TRUE(y1.same_bits(y2)) << k.name;
+    buffer out(dtype::float32, x.count);
+    buffer in_place = x;
+    ASSERT_TRUE(apply_packed(k, spec, dtype::float32, x.data(), out.data(), heads, positions).ok());
+    ASSERT_TRUE(apply_packed(k, spec, dtype::float32, in_place.data(), in_place.data(), heads, positions).ok());
+    EXPECT_TRUE(out.same_bits(in_place)) << k.name;
+    EXPECT_FALSE(out.same_bits(x)) << k.name;
   }
-  const status unknown = apply_kernel("nope", spec, args);
-  EXPECT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.message.find("unknown kernel"), std::string::npos);
+  rope_spec odd = spec;
+  odd.rotary_dim = 7;
+  const status refused = apply_packed(kernel_registry()[0], odd, dtype::float32, x.data(), nullptr, heads, positions);
+  EXPECT_EQ(refused.code, status_code::invalid_argument);
+  EXPECT_NE(refused.message.find("rotary_dim"), std::string::npos) << refused.message;
 }
 
 }  // namespace

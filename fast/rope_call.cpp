@@ -13,6 +13,22 @@ rope_tensor packed_tensor(const void* input, void* output, std::int64_t heads,
   return {input, output, heads, heads * head_dim, head_dim, heads * head_dim, head_dim};
 }
 
+rope_call make_call(const call_shape& shape, std::span<const std::int64_t> positions,
+                    const rope_tensor& q, const rope_tensor& k, direction dir) {
+  rope_call call;
+  call.storage = shape.storage;
+  call.pair = shape.pair;
+  call.dir = dir;
+  call.head_dim = shape.head_dim;
+  call.rotary_dim = shape.rotary_dim;
+  call.tokens = static_cast<std::int64_t>(positions.size());
+  call.q = q;
+  call.k = k;
+  call.positions = positions.data();
+  call.position_type = dtype::int64;
+  return call;
+}
+
 namespace {
 
 template <class P>

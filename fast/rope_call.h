@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "numeric/dtype.h"
@@ -44,9 +45,29 @@ struct rope_call {
   dtype position_type = dtype::int64;    // int32 or int64
 };
 
+// Position i of a call, whatever its position dtype (int32 or int64).
+inline std::int64_t position_at(const rope_call& call, std::int64_t i) {
+  return call.position_type == dtype::int32 ? static_cast<const std::int32_t*>(call.positions)[i]
+                                            : static_cast<const std::int64_t*>(call.positions)[i];
+}
+
 // A dense [tokens, heads, head_dim] tensor (bshd with batch folded into tokens, or thd).
 rope_tensor packed_tensor(const void* input, void* output, std::int64_t heads,
                           std::int64_t head_dim);
+
+// What every call on a head layout shares: the storage dtype, the pairing and the head's widths.
+struct call_shape {
+  dtype storage = dtype::float32;
+  pairing pair = pairing::half_split;
+  std::int64_t head_dim = 0;
+  std::int64_t rotary_dim = 0;
+};
+
+// The one way a call is assembled: the shape, one int64 position per token, Q and (if its
+// heads > 0) K, and the direction. Strided layouts pass rope_tensors of their own.
+rope_call make_call(const call_shape& shape, std::span<const std::int64_t> positions,
+                    const rope_tensor& q, const rope_tensor& k = {},
+                    direction dir = direction::forward);
 
 // The same call restricted to tokens [begin, end): how work is split across threads.
 rope_call slice_tokens(const rope_call& call, std::int64_t begin, std::int64_t end);

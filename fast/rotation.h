@@ -25,6 +25,7 @@
 #include "numeric/dtype.h"
 #include "numeric/half.h"
 #include "spec/rope_spec.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::fast::detail {
 
@@ -80,10 +81,8 @@ inline void store_element(dtype storage, std::byte* row, std::int64_t i, float v
 inline void rotate_row_scalar(const rotation_chunk& chunk, const float* cos_sin,
                               const std::byte* in, std::byte* out, std::int64_t first_pair) {
   const std::int64_t pairs = chunk.pairs;
-  const bool adjacent = chunk.pair == pairing::adjacent;
   for (std::int64_t j = first_pair; j < pairs; ++j) {
-    const std::int64_t ia = adjacent ? 2 * j : j;
-    const std::int64_t ib = adjacent ? 2 * j + 1 : j + pairs;
+    const auto [ia, ib] = pair_of(chunk.pair, 2 * pairs, j);
     const float a = load_element(chunk.storage, in, ia);
     const float b = load_element(chunk.storage, in, ib);
     const float c = cos_sin[j];

@@ -34,15 +34,10 @@ void expect_same(const buffer& a, const buffer& b, const std::string& what) {
 buffer run(const kernel_info& k, const rope_angles& angles, dtype storage, pairing p, direction dir,
            const shape& s, const buffer& x, const std::vector<std::int64_t>& positions, bool in_place) {
   buffer y = in_place ? x : buffer(storage, x.count);
-  rope_call c;
-  c.storage = storage;
-  c.pair = p;
-  c.dir = dir;
-  c.head_dim = s.head_dim;
-  c.rotary_dim = s.rotary_dim;
-  c.tokens = s.tokens;
-  c.positions = positions.data();
-  c.q = packed_tensor(in_place ? y.data() : x.data(), y.data(), s.heads, s.head_dim);
+  const rope_call c = make_call({storage, p, s.head_dim, s.rotary_dim},
+                                std::span(positions.data(), static_cast<std::size_t>(s.tokens)),
+                                packed_tensor(in_place ? y.data() : x.data(), y.data(), s.heads, s.head_dim),
+                                {}, dir);
   const status st = k.apply(c, angles);
   EXPECT_TRUE(st.ok()) << st.message;
   return y;

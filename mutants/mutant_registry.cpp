@@ -15,6 +15,7 @@
 #include "fast/call_checks.h"
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::mutants {
 namespace {
@@ -60,7 +61,7 @@ constexpr double validated_sincos_range = 4096;        // small_range_sincos, ra
 constexpr std::int64_t vector_pairs = 16;              // simd_tail_dropped: AVX-512 float lanes
 constexpr double two_pi = 6.283185307179586476925286766559;
 
-float round_to_bfloat16(float v) { return bfloat16_bits_to_float(float_to_bfloat16_bits(v)); }
+float round_to_bfloat16(float v) { return static_cast<float>(round_to_storage(dtype::bfloat16, v)); }
 
 float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
 
@@ -76,11 +77,7 @@ void store(dtype t, std::byte* p, float v, bool truncate) {
   std::memcpy(p, &bits, 2);
 }
 
-std::int64_t position_at(const fast::rope_call& call, std::int64_t token) {
-  return call.position_type == dtype::int32
-             ? static_cast<const std::int32_t*>(call.positions)[token]
-             : static_cast<const std::int64_t*>(call.positions)[token];
-}
+using fast::position_at;
 
 bool supports(const mutant_context& m, dtype t) {
   for (dtype d : m.dtypes)
@@ -221,10 +218,8 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
           if (out != in) std::memmove(out, in, static_cast<std::size_t>(call.head_dim * element));
           continue;
         }
-        auto index_a = [&](std::int64_t j) { return pair == pairing::adjacent ? 2 * j : j; };
-        auto index_b = [&](std::int64_t j) {
-          return pair == pairing::adjacent ? 2 * j + 1 : j + half_offset;
-        };
+        auto index_a = [&](std::int64_t j) { return pair_of(pair, 2 * half_offset, j).a; };
+        auto index_b = [&](std::int64_t j) { return pair_of(pair, 2 * half_offset, j).b; };
         // Read the pairs before writing anything: in place stays correct.
         for (std::int64_t j = 0; j < pairs; ++j) {
           xa[static_cast<std::size_t>(j)] = load(call.storage, in + index_a(j) * element);

@@ -42,11 +42,8 @@ TEST(mutant_registry, mutants_validate_calls_like_the_builtins) {
   ASSERT_TRUE(angles.ok());
   float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8] = {};
   const std::int64_t positions[1] = {1};
-  fast::rope_call call;
-  call.head_dim = call.rotary_dim = 8;
-  call.tokens = 1;
-  call.q = fast::packed_tensor(x, y, 1, 8);
-  call.positions = positions;
+  fast::rope_call call =
+      fast::make_call({dtype::float32, pairing::half_split, 8, 8}, positions, fast::packed_tensor(x, y, 1, 8));
   EXPECT_TRUE(m.kernel.apply(call, *angles.value).ok());
   call.rotary_dim = 7;
   EXPECT_EQ(m.kernel.apply(call, *angles.value).code, fast::status_code::invalid_argument);
@@ -74,19 +71,10 @@ TEST(mutant_registry, every_mutant_stays_within_its_buffers) {
           // sbhd: [heads, tokens, head_dim] memory, viewed as [tokens, heads, head_dim].
           std::vector<std::byte> in(tokens * heads * head_dim * element, std::byte{0x3c});
           std::vector<std::byte> out(in.size(), std::byte{0xA5});
-          fast::rope_call call;
-          call.storage = storage;
-          call.pair = p;
-          call.head_dim = head_dim;
-          call.rotary_dim = rotary_dim;
-          call.tokens = tokens;
-          call.q.input = in.data();
-          call.q.output = in_place ? static_cast<void*>(in.data()) : out.data();
-          call.q.heads = heads;
-          call.q.input_token_stride = call.q.output_token_stride = head_dim;
-          call.q.input_head_stride = call.q.output_head_stride = tokens * head_dim;
-          call.k = fast::packed_tensor(in.data(), in_place ? static_cast<void*>(in.data()) : out.data(), 0, head_dim);
-          call.positions = positions;
+          void* output = in_place ? static_cast<void*>(in.data()) : out.data();
+          const fast::rope_tensor sbhd{in.data(), output, heads, head_dim, tokens * head_dim,
+                                       head_dim, tokens * head_dim};
+          fast::rope_call call = fast::make_call({storage, p, head_dim, rotary_dim}, positions, sbhd);
           for (fast::direction dir : {fast::direction::forward, fast::direction::inverse}) {
             call.dir = dir;
             EXPECT_TRUE(m.kernel.apply(call, *angles.value).ok()) << m.kernel.name;

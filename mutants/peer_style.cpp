@@ -10,6 +10,7 @@
 
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::mutants {
 namespace {
@@ -24,20 +25,7 @@ tolerance tolerance_for(dtype storage) {
   return {1e-5, 1.3e-6};
 }
 
-float round_to(dtype t, float v) {
-  if (t == dtype::float16) return float16_bits_to_float(float_to_float16_bits(v));
-  if (t == dtype::bfloat16) return bfloat16_bits_to_float(float_to_bfloat16_bits(v));
-  return v;
-}
-
-void put(dtype t, std::byte* p, float v) {
-  if (t == dtype::float32) {
-    std::memcpy(p, &v, 4);
-    return;
-  }
-  const std::uint16_t bits = t == dtype::float16 ? float_to_float16_bits(v) : float_to_bfloat16_bits(v);
-  std::memcpy(p, &bits, 2);
-}
+void put(dtype t, std::byte* p, float v) { store_storage_element(t, p, v); }
 
 float get(dtype t, const std::byte* p) { return load_storage_element(t, p); }
 
@@ -101,16 +89,10 @@ peer_verdict peer_style_check(const fast::kernel_info& kernel, dtype storage,
       std::vector<std::byte> k_in(count(k_heads) * element), k_out(k_in.size());
       for (std::size_t i = 0; i < count(q_heads); ++i) put(storage, q_in.data() + i * element, normal(random));
       for (std::size_t i = 0; i < count(k_heads); ++i) put(storage, k_in.data() + i * element, normal(random));
-      fast::rope_call call;
-      call.storage = storage;
-      call.pair = config.pair;
-      call.head_dim = config.head_dim;
-      call.rotary_dim = config.rotary_dim;
-      call.tokens = tokens;
-      call.q = fast::packed_tensor(q_in.data(), q_out.data(), q_heads, config.head_dim);
-      call.k = fast::packed_tensor(k_in.data(), k_out.data(), k_heads, config.head_dim);
-      call.positions = positions.data();
-      call.position_type = dtype::int64;
+      const fast::rope_call call = fast::make_call(
+          {storage, config.pair, config.head_dim, config.rotary_dim}, positions,
+          fast::packed_tensor(q_in.data(), q_out.data(), q_heads, config.head_dim),
+          fast::packed_tensor(k_in.data(), k_out.data(), k_heads, config.head_dim));
       const fast::status s = kernel.apply(call, *prepared.value);
       if (!s.ok()) {
         verdict.passed = false;
@@ -137,14 +119,13 @@ peer_verdict peer_style_check(const fast::kernel_info& kernel, dtype storage,
               const float angle = m * inv_freq;
               const float c = std::cos(angle) * static_cast<float>(f.attention_factor);
               const float sn = std::sin(angle) * static_cast<float>(f.attention_factor);
-              const std::size_t a = config.pair == pairing::adjacent ? 2 * static_cast<std::size_t>(j) : static_cast<std::size_t>(j);
-              const std::size_t b = config.pair == pairing::adjacent ? a + 1 : a + static_cast<std::size_t>(pairs);
+              const auto [a, b] = pair_of(config.pair, 2 * static_cast<std::size_t>(pairs), static_cast<std::size_t>(j));
               const float ac = x[a] * c, bs = x[b] * sn, bc = x[b] * c, as = x[a] * sn;
               ref[a] = ac - bs;
               ref[b] = bc + as;
             }
             for (std::size_t i = 0; i < x.size(); ++i) {
-              const double expected = round_to(storage, ref[i]);
+              const double expected = round_to_storage(storage, ref[i]);
               const double y = get(storage, out.data() + (row + i) * element);
               const double allowed = tol.atol + tol.rtol * std::fabs(expected);
               double ratio = std::fabs(y - expected) / allowed;

@@ -8,21 +8,21 @@
 #include <bit>
 #include <cstdint>
 
+#include "numeric/dtype.h"
+
 namespace ropecheck {
 
 namespace half_detail {
 
-// The parameters of a 16-bit target format: precision p (implicit bit included) and the
-// smallest normal exponent; the largest finite exponent follows from the bit layout.
-struct format16 {
-  int precision_bits;
-  int min_normal_exponent;
+// A 16-bit target format: its precision and exponent range (numeric/dtype.h's float_format)
+// and the bit patterns the encoder needs.
+struct format16 : float_format {
   std::uint16_t infinity_bits;  // exponent all ones, significand zero
   std::uint16_t quiet_bit;      // most significant stored significand bit
 };
 
-inline constexpr format16 binary16{11, -14, 0x7c00, 0x0200};
-inline constexpr format16 bfloat16{8, -126, 0x7f80, 0x0040};
+inline constexpr format16 binary16{float16_format, 0x7c00, 0x0200};
+inline constexpr format16 bfloat16{bfloat16_format, 0x7f80, 0x0040};
 
 // Rounds a double to a 16-bit format in one step. Every float widens to double exactly, so
 // the float entry points go through here too and still round only once.
@@ -44,8 +44,7 @@ constexpr std::uint16_t round_double_to(double value, format16 f) {
 
   const int exponent = biased_exponent - 1023;
   const std::uint64_t significand = fraction | (std::uint64_t{1} << 52);  // 53 bits
-  const int max_exponent = -f.min_normal_exponent + 1;
-  if (exponent > max_exponent) return sign | f.infinity_bits;
+  if (exponent > f.max_exponent()) return sign | f.infinity_bits;
 
   // Right shift that leaves p bits for normals and fewer for subnormals (fixed quantum).
   int shift = 53 - f.precision_bits;

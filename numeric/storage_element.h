@@ -28,6 +28,14 @@ inline std::uint16_t storage_bits16(dtype t, float v) {
   return t == dtype::float16 ? float_to_float16_bits(v) : float_to_bfloat16_bits(v);
 }
 
+// `v` rounded once (RNE) to a storage dtype and read back exactly: the value a kernel that
+// stores `v` as `t` leaves in memory. The one rounding to storage every model of a recipe uses.
+inline double round_to_storage(dtype t, double v) {
+  if (t == dtype::float16) return float16_bits_to_float(double_to_float16_bits(v));
+  if (t == dtype::bfloat16) return bfloat16_bits_to_float(double_to_bfloat16_bits(v));
+  return static_cast<float>(v);
+}
+
 inline void store_storage_element(dtype t, std::byte* p, float v) {
   if (t == dtype::float32) {
     std::memcpy(p, &v, sizeof v);

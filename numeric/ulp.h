@@ -29,30 +29,7 @@
 
 namespace ropecheck {
 
-// An IEEE-style binary format as the metric sees it; emax = 1 - emin for all of ours.
-struct float_format {
-  int precision_bits;       // p, implicit bit included
-  int min_normal_exponent;  // emin: the smallest normal is 2^emin
-  constexpr int max_exponent() const { return 1 - min_normal_exponent; }
-};
-
-inline constexpr float_format float64_format{53, -1022};
-inline constexpr float_format float32_format{24, -126};
-inline constexpr float_format float16_format{11, -14};
-inline constexpr float_format bfloat16_format{8, -126};
-
-// Throws std::invalid_argument for the integer dtypes, which have no ulp.
-constexpr float_format format_of(dtype t) {
-  switch (t) {
-    case dtype::float64: return float64_format;
-    case dtype::float32: return float32_format;
-    case dtype::float16: return float16_format;
-    case dtype::bfloat16: return bfloat16_format;
-    case dtype::int32:
-    case dtype::int64: break;
-  }
-  throw std::invalid_argument("format_of: integer dtypes have no ulp");
-}
+// The formats (float_format, format_of) are numeric/dtype.h's: one place for p and emin.
 
 // Sentinels, ordered by severity. Powers of two so they print and compare exactly.
 inline constexpr double ulp_distance_saturation = 0x1p1000;            // cap on real distances

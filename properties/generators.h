@@ -32,6 +32,7 @@
 #include "numeric/dtype.h"
 #include "numeric/ulp.h"
 #include "spec/rope_spec.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::properties {
 
@@ -452,11 +453,6 @@ inline void make_pair_cancel(double& a, double& b, long double phi, cancellation
   b = std::clamp(round_to_format(static_cast<double>(nb), r), -limit / 2, limit / 2);
 }
 
-// Index of pair j's two coordinates within a row.
-inline std::pair<int, int> pair_coordinates(pairing p, int rotary_dim, int j) {
-  return p == pairing::adjacent ? std::pair{2 * j, 2 * j + 1} : std::pair{j, j + rotary_dim / 2};
-}
-
 // One row before its pairs are set to cancel: n values (draw_row) and, per rotated pair, how it
 // cancels (none 8 : first output 1 : second output 1).
 struct row_values {
@@ -512,7 +508,7 @@ inline rc::Gen<value_rows> tensor_rows(dtype storage, const value_range& range,
           for (int h = 0; h < heads; ++h) {
             auto [values, kinds] = recipes[static_cast<std::size_t>(t * heads + h)];
             for (int j = 0; j < pairs; ++j) {
-              const auto [ia, ib] = pair_coordinates(s.pair, s.rotary_dim, j);
+              const auto [ia, ib] = pair_of(s.pair, s.rotary_dim, j);
               const long double phi =
                   static_cast<long double>(token_positions[static_cast<std::size_t>(t)]) *
                   theta[static_cast<std::size_t>(j)];

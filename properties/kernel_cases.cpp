@@ -167,18 +167,9 @@ fast::rope_tensor tensor_of(tensor_buffers& t, bool in_place) {
 fast::rope_call make_call(const kernel_case& c, fast::direction dir,
                           const std::vector<std::int64_t>& positions, tensor_buffers* q,
                           tensor_buffers* k) {
-  fast::rope_call call;
-  call.storage = c.storage;
-  call.pair = c.shape.pair;
-  call.dir = dir;
-  call.head_dim = c.shape.head_dim;
-  call.rotary_dim = c.shape.rotary_dim;
-  call.tokens = static_cast<std::int64_t>(positions.size());
-  if (q != nullptr) call.q = tensor_of(*q);
-  if (k != nullptr) call.k = tensor_of(*k);
-  call.positions = positions.data();
-  call.position_type = dtype::int64;
-  return call;
+  return fast::make_call({c.storage, c.shape.pair, c.shape.head_dim, c.shape.rotary_dim}, positions,
+                         q != nullptr ? tensor_of(*q) : fast::rope_tensor{},
+                         k != nullptr ? tensor_of(*k) : fast::rope_tensor{}, dir);
 }
 
 void apply_or_fail(const fast::kernel_info& kernel, const fast::rope_call& call,

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fast/kernels.h"
-#include "properties/error_bounds.h"
+#include "bounds/error_bounds.h"
 #include "properties/generators.h"
 #include "properties/kernel_properties.h"
 

@@ -3,7 +3,7 @@
 // the CLI gate call this same code; the gate wraps a shared-library kernel into a kernel_info,
 // so nothing here uses more of a kernel than kernel_info exposes.
 //
-// Bounds come from properties/error_bounds.h (derived in docs/error-bounds.md); the oracle is
+// Bounds come from bounds/error_bounds.h (derived in docs/error-bounds.md); the oracle is
 // the double tier (reference/double_tier.h, sound per docs/double-tier.md).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The kernel properties measured against a derived bound (properties/error_bounds.h,
+// The kernel properties measured against a derived bound (bounds/error_bounds.h,
 // docs/error-bounds.md): accuracy against the double-tier oracle, norm preservation, relative-
 // offset invariance of attention scores, forward-then-inverse, and agreement between the cache
 // and on-the-fly strategies. Each records its worst error/bound ratio while it runs.
@@ -9,7 +9,7 @@
 
 #include "numeric/pair_error.h"
 #include "numeric/ulp.h"
-#include "properties/error_bounds.h"
+#include "bounds/error_bounds.h"
 #include "properties/kernel_cases.h"
 #include "properties/kernel_property_catalog.h"
 #include "reference/double_tier.h"
@@ -49,7 +49,7 @@ void for_each_pair(const kernel_case& c, const tensor_buffers& q, Visit visit) {
     const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
     for (int h = 0; h < c.q_heads; ++h) {
       for (int j = 0; j < c.pairs(); ++j) {
-        const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+        const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
         visit(pair_site{t, m, h, j, ia, ib, q.input.get(element_index(q, t, h, ia)),
                         q.input.get(element_index(q, t, h, ib)),
                         c.theta()[static_cast<std::size_t>(j)]});
@@ -65,7 +65,7 @@ std::string failure_message(std::string_view property, const std::string& where,
   os << property << " violated at " << where << ": " << what << " = " << show_number(computed)
      << ", expected " << show_number(expected) << ", |error| = " << show_number(error) << " = "
      << (pair_norm > 0 ? in_units_of_2_pow_minus_24(error / pair_norm) : error)
-     << "·2^-24·A·‖pair‖, derived bound " << show_number(bound) << " (properties/error_bounds.h)";
+     << "·2^-24·A·‖pair‖, derived bound " << show_number(bound) << " (bounds/error_bounds.h)";
   return os.str();
 }
 
@@ -105,7 +105,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
         const auto x = row_of(tensor->input, *tensor, t, h, c.shape.head_dim);
         tier.rotate(x, m, exact);
         for (int j = 0; j < c.pairs(); ++j) {
-          const auto [ia, ib] = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
+          const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
           const double xa = x[static_cast<std::size_t>(ia)], xb = x[static_cast<std::size_t>(ib)];
           const double r = std::hypot(xa, xb);
           for (int i : {ia, ib}) {
@@ -217,8 +217,7 @@ score_with_bound score(const kernel_case& c, const bounds::attention_scale& scal
   const std::int64_t m = q.positions[static_cast<std::size_t>(qt)];
   const std::int64_t n = k.positions[static_cast<std::size_t>(kt)];
   for (int j = 0; j < c.pairs(); ++j) {
-    const auto coordinates = gen::pair_coordinates(c.shape.pair, c.shape.rotary_dim, j);
-    const int ia = coordinates.first, ib = coordinates.second;
+    const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
     // The exact rotated pair's norm (A·r) and the stored pair's bound.
     auto pair_norm_and_bound = [&](const rotated_tensor& t, std::int64_t token, int head,
                                    std::int64_t position) {

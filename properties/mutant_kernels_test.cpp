@@ -14,6 +14,7 @@
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
 #include "properties/kernel_properties.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::properties {
 namespace {
@@ -92,9 +93,7 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
             s = static_cast<float>((std::sin(hi) + lo * std::cos(hi)) * factor);
           }
           if (inverse) s = -s;
-          const bool adjacent = call.pair == pairing::adjacent;
-          const std::int64_t ia = adjacent ? 2 * j : j;
-          const std::int64_t ib = adjacent ? 2 * j + 1 : j + pairs;
+          const auto [ia, ib] = pair_of(call.pair, 2 * pairs, j);
           const float a = load(call.storage, in + ia * static_cast<std::int64_t>(element));
           const float b = load(call.storage, in + ib * static_cast<std::int64_t>(element));
           const bool truncate = D == defect::truncating_bfloat16;

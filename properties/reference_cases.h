@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/error_bounds.h"
+#include "bounds/error_bounds.h"
 #include "properties/generators.h"
 #include "properties/property_runner.h"
 #include "reference/real.h"

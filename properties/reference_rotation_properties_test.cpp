@@ -32,7 +32,7 @@ TEST(reference_properties, norm_preserved) {
         require_close(abs(norm(y) - n) / n, seen, "‖f(x, m)‖ vs ‖x‖");
         // And pair by pair: a rotation preserves each pair's norm.
         for (int j = 0; j < s.rotary_dim / 2; ++j) {
-          const auto [a, b] = gen::pair_coordinates(s.pair, s.rotary_dim, j);
+          const auto [a, b] = pair_of(s.pair, s.rotary_dim, j);
           const mp_real before = sqrt(x[a] * x[a] + x[b] * x[b]);
           const mp_real after = sqrt(y[a] * y[a] + y[b] * y[b]);
           if (before > 0) require_close(abs(after - before) / before, seen, "pair norm");

@@ -52,12 +52,12 @@ TEST(tier_properties, double_tier_within_documented_bound) {
                                    ? reference::rope_complex<mp_real>(x_mp, positions[t], params)
                                    : reference::rope_inverse<mp_real>(x_mp, positions[t], params);
             for (int j = 0; j < s.rotary_dim / 2; ++j) {
-              const auto [a, b] = gen::pair_coordinates(s.pair, s.rotary_dim, j);
+              const auto [a, b] = pair_of(s.pair, s.rotary_dim, j);
               const mp_real r = sqrt(x_mp[a] * x_mp[a] + x_mp[b] * x_mp[b]);
               if (r == 0) continue;
               for (int k : {a, b}) {
                 const double error = mp_real(abs(mp_real(y[k]) - exact[k]) / r).convert_to<double>();
-                const double ratio = error / reference::double_tier_pair_error_bound;
+                const double ratio = error / bounds::double_tier_pair_error_bound;
                 seen.record(ratio, [&] {
                   return "m=" + std::to_string(positions[t]) + " j=" + std::to_string(j);
                 });

@@ -1,3 +1,5 @@
+// The double tier (double_tier.h, docs/double-tier.md): correctly rounded cos/sin tables and
+// the rotation in double.
 #include "reference/double_tier.h"
 
 #include <fmt/format.h>

@@ -16,13 +16,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bounds/double_tier_bound.h"
 #include "spec/rope_spec.h"
 
 namespace ropecheck::reference {
 
-// Bound on |y_double − y_exact| / (A·‖(x_a, x_b)‖) for every rotated output of the double tier
-// (A = attention_factor(), 1 for unscaled RoPE).
-inline constexpr double double_tier_pair_error_bound = 3.0 / 9007199254740992.0;  // 3·2^-53
+// The tier's bound, 3·2^-53·A·‖(x_a, x_b)‖ per output, is bounds/double_tier_bound.h.
+using bounds::double_tier_pair_error_bound;
 
 enum class rotation_direction { forward, inverse };
 

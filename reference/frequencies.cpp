@@ -1,3 +1,5 @@
+// θ_i = base^(−2i/d) at reference precision (RoFormer eq. 15), written independently of
+// fast/frequencies.cpp.
 #include "reference/frequencies.h"
 
 #include "reference/real.h"

@@ -1,3 +1,4 @@
+// Validation of rotary_params (rotary_params.h): every reference form checks its inputs here once.
 #include "reference/rotary_params.h"
 
 #include <fmt/format.h>

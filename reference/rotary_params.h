@@ -1,6 +1,9 @@
 // rotary_params: what one RoPE rotation needs (dims, base, pairing, scaled frequencies and the
 // attention factor), checked once, for every reference form. Pass-through dims are the trailing head_dim - rotary_dim coordinates
 // (Hugging Face partial_rotary_factor, GPT-NeoX rotary_pct, GPT-J rotary_dim).
+// reference/ keeps its own copies of ideas the rest of the project spells once (the pair map
+// below is spec/pair_index.h elsewhere; θ_j is fast/frequencies.cpp's there) on purpose: the
+// oracle shares no code with what it judges.
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// Sinusoidal position encoding (Vaswani et al. 2017, §3.5) and its shift matrix T(Δ), at
+// reference precision.
 #include "reference/sinusoidal.h"
 
 #include "reference/real.h"

@@ -1,3 +1,5 @@
+// The audit report's renderers: terminal, Markdown, JSON (docs/report-schema.md), JUnit XML
+// and a self-contained HTML page with SVG plots; and the JSON reader `ropecheck report` uses.
 #include "reports/audit_report.h"
 
 #include <fmt/format.h>

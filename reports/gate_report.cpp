@@ -1,3 +1,5 @@
+// The gate report's renderers: terminal table, Markdown, JSON (docs/report-schema.md), JUnit
+// XML and HTML; and the JSON reader used by `report` and `--baseline`.
 #include "reports/gate_report.h"
 
 #include <fmt/format.h>

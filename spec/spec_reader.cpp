@@ -1,3 +1,5 @@
+// The JSON spec reader (spec_reader.h): a Hugging Face config.json or ropecheck's own spec
+// fields into one rope_spec, refusing anything it does not understand.
 #include "spec/spec_reader.h"
 
 #include <fmt/format.h>

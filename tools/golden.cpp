@@ -1,3 +1,5 @@
+// The golden vectors (golden.h): real model configurations rotated by the 256-bit complex form
+// and written with 46 digits, the files fixtures/golden/ holds.
 #include "tools/golden.h"
 
 #include <fmt/format.h>

@@ -16,9 +16,9 @@
 
 #include "numeric/dtype.h"
 #include "numeric/ulp.h"
-#include "reference/double_tier.h"
+#include "bounds/double_tier_bound.h"
 
-namespace ropecheck::properties::bounds {
+namespace ropecheck::bounds {
 
 inline constexpr double float32_unit_roundoff = 0x1p-24;  // u
 
@@ -172,10 +172,10 @@ inline double pair_bound(dtype storage, double pair_norm, std::int64_t position,
          std::hypot(store_half_spacing(storage, stored_a), store_half_spacing(storage, stored_b));
 }
 
-// The oracle's own error (reference/double_tier.h, docs/double-tier.md: 3·2^-53·A·r), added to
+// The oracle's own error (bounds/double_tier_bound.h, docs/double-tier.md: 3·2^-53·A·r), added to
 // every bound that is checked against the double tier instead of the exact value.
 inline double oracle_output_bound(double pair_norm, const attention_scale& a) {
-  return reference::double_tier_pair_error_bound * a.factor * pair_norm;
+  return double_tier_pair_error_bound * a.factor * pair_norm;
 }
 
 // The target fast/ documents (fast/rotation.h, fast/accuracy_test.cpp): float32 outputs within
@@ -216,4 +216,4 @@ inline double agreement_bound(double first_output_bound, double second_output_bo
 // identity, to 2^-200 relative: the worst rounding they accumulate is ~2^-230 at |m| = 2^32.
 inline constexpr int reference_tolerance_exponent = -200;
 
-}  // namespace ropecheck::properties::bounds
+}  // namespace ropecheck::bounds

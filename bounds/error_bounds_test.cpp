@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "properties/error_bounds.h"
+#include "bounds/error_bounds.h"
 
-namespace ropecheck::properties::bounds {
+namespace ropecheck::bounds {
 namespace {
 
 struct suprema {
@@ -73,4 +73,4 @@ TEST(error_bounds, attention_scale_coefficients_are_the_suprema) {
 }
 
 }  // namespace
-}  // namespace ropecheck::properties::bounds
+}  // namespace ropecheck::bounds
