@@ -1,5 +1,6 @@
 // The throughput table: Google Benchmark runs, a reporter that collects bytes/s per run, and
-// rows pairing each kernel measurement with the memcpy of the same size and thread count.
+// rows pairing each kernel measurement with the copies (memcpy and streaming) of the same size
+// and thread count.
 #include "bench/throughput.h"
 
 #include <benchmark/benchmark.h>
@@ -10,14 +11,17 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <random>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/collecting_reporter.h"
+#include "bench/stream_copy.h"
 #include "bench/worker_pool.h"
 #include "fast/kernels.h"
 #include "fast/simd_target.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::bench {
 
@@ -31,21 +35,27 @@ struct aligned_free {
 };
 using aligned_bytes = std::unique_ptr<std::byte[], aligned_free>;
 
-aligned_bytes allocate(std::int64_t bytes) {
+// Random values in [-1, 1) stored in `storage` (all normal numbers or zero), so that no kernel
+// or copy meets a pattern a repeated byte would give it.
+aligned_bytes allocate(std::int64_t bytes, dtype storage) {
   const auto size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
   auto* p = static_cast<std::byte*>(std::aligned_alloc(64, size));
   if (p == nullptr) throw std::bad_alloc();
-  // 0x3C in every byte is a normal number in float32, float16 and bfloat16 alike.
-  std::memset(p, 0x3C, size);
+  std::memset(p, 0, size);
+  std::mt19937_64 random(static_cast<std::uint64_t>(bytes));
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const auto element = static_cast<std::size_t>(size_of(storage));
+  for (std::size_t i = 0; i + element <= size; i += element)
+    store_storage_element(storage, p + i, value(random));
   return aligned_bytes(p);
 }
 
 // Buffers, positions, prepared angles and thread pools, made once and shared by all runs.
 class workspace {
  public:
-  std::pair<std::byte*, std::byte*> buffers(std::int64_t bytes) {
-    auto& b = buffers_[bytes];
-    if (!b.first) b = {allocate(bytes), allocate(bytes)};
+  std::pair<std::byte*, std::byte*> buffers(std::int64_t bytes, dtype storage) {
+    auto& b = buffers_[{bytes, storage}];
+    if (!b.first) b = {allocate(bytes, storage), allocate(bytes, storage)};
     return {b.first.get(), b.second.get()};
   }
   const std::int64_t* positions(std::int64_t tokens) {
@@ -74,7 +84,7 @@ class workspace {
   }
 
  private:
-  std::map<std::int64_t, std::pair<aligned_bytes, aligned_bytes>> buffers_;
+  std::map<std::pair<std::int64_t, dtype>, std::pair<aligned_bytes, aligned_bytes>> buffers_;
   std::vector<std::int64_t> positions_;
   std::map<std::tuple<fast::angle_strategy, std::int64_t>, std::unique_ptr<fast::rope_angles>> angles_;
   std::map<int, std::unique_ptr<worker_pool>> pools_;
@@ -85,8 +95,11 @@ std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int i
   return {count * i / parts, count * (i + 1) / parts};
 }
 
-std::string memcpy_name(std::int64_t bytes, int threads) {
-  return "memcpy/bytes:" + std::to_string(bytes) + "/threads:" + std::to_string(threads);
+enum class copy_kind { memcpy, stream };
+
+std::string copy_name(copy_kind kind, std::int64_t bytes, int threads) {
+  return std::string(kind == copy_kind::memcpy ? "memcpy" : "stream_copy") +
+         "/bytes:" + std::to_string(bytes) + "/threads:" + std::to_string(threads);
 }
 
 std::string kernel_name(const throughput_row& r) {
@@ -94,14 +107,19 @@ std::string kernel_name(const throughput_row& r) {
          std::to_string(r.bytes) + "/threads:" + std::to_string(r.threads);
 }
 
-void memcpy_benchmark(benchmark::State& state, workspace& ws, std::int64_t bytes, int threads) {
-  auto [in, out] = ws.buffers(bytes);
+void copy_benchmark(benchmark::State& state, workspace& ws, copy_kind kind, std::int64_t bytes,
+                    int threads) {
+  auto [in, out] = ws.buffers(bytes, dtype::float32);
   worker_pool& pool = ws.pool(threads);
   const std::function<void(int)> task = [&, in = in, out = out](int i) {
     // Split on 64-byte lines, as the kernels split on tokens.
     const auto [begin, end] = share(bytes / 64, threads, i);
     const std::int64_t last = i == threads - 1 ? bytes : end * 64;
-    std::memcpy(out + begin * 64, in + begin * 64, static_cast<std::size_t>(last - begin * 64));
+    const auto length = static_cast<std::size_t>(last - begin * 64);
+    if (kind == copy_kind::memcpy)
+      std::memcpy(out + begin * 64, in + begin * 64, length);
+    else
+      stream_copy(in + begin * 64, out + begin * 64, length);
   };
   for (auto _ : state) {
     pool.run(task);
@@ -112,7 +130,7 @@ void memcpy_benchmark(benchmark::State& state, workspace& ws, std::int64_t bytes
 
 void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel_info& kernel,
                       dtype storage, pairing pair, std::int64_t bytes, int threads) {
-  auto [in, out] = ws.buffers(bytes);
+  auto [in, out] = ws.buffers(bytes, storage);
   const std::int64_t tokens =
       std::max<std::int64_t>(1, bytes / (heads * head_dim * static_cast<std::int64_t>(size_of(storage))));
   const fast::rope_angles* angles = ws.angles(kernel, tokens);
@@ -169,15 +187,19 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
   };
   for (std::int64_t bytes : sizes) {
     for (int threads : options.threads) {
-      configure(benchmark::RegisterBenchmark(
-          memcpy_name(bytes, threads).c_str(),
-          [ws, bytes, threads](benchmark::State& s) { memcpy_benchmark(s, *ws, bytes, threads); }));
+      for (copy_kind kind : {copy_kind::memcpy, copy_kind::stream}) {
+        configure(benchmark::RegisterBenchmark(
+            copy_name(kind, bytes, threads).c_str(),
+            [ws, kind, bytes, threads](benchmark::State& s) {
+              copy_benchmark(s, *ws, kind, bytes, threads);
+            }));
+      }
       for (const fast::kernel_info& kernel : fast::kernel_registry()) {
         for (dtype storage : dtypes) {
           if (!kernel.supports(storage)) continue;
           for (pairing pair : kernel.pairings) {
             throughput_row row{std::string(kernel.name), std::string(to_string(storage)),
-                               std::string(to_string(pair)), threads, bytes, 0, 0, 0, {}};
+                               std::string(to_string(pair)), threads, bytes, 0, 0, 0, 0, {}};
             configure(benchmark::RegisterBenchmark(
                 kernel_name(row).c_str(),
                 [ws, &kernel, storage, pair, bytes, threads](benchmark::State& s) {
@@ -203,9 +225,14 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
     auto k = collector.bytes_per_second.find(kernel_name(row));
     if (k == collector.bytes_per_second.end()) continue;  // filtered out or failed
     row.gbps = k->second / 1e9;
-    auto m = collector.bytes_per_second.find(memcpy_name(row.bytes, row.threads));
-    row.memcpy_gbps = m == collector.bytes_per_second.end() ? 0 : m->second / 1e9;
-    row.ratio = row.memcpy_gbps > 0 ? row.gbps / row.memcpy_gbps : 0;
+    auto gbps_of = [&](copy_kind kind) {
+      auto m = collector.bytes_per_second.find(copy_name(kind, row.bytes, row.threads));
+      return m == collector.bytes_per_second.end() ? 0.0 : m->second / 1e9;
+    };
+    row.memcpy_gbps = gbps_of(copy_kind::memcpy);
+    row.stream_copy_gbps = gbps_of(copy_kind::stream);
+    const double baseline = std::max(row.memcpy_gbps, row.stream_copy_gbps);
+    row.ratio = baseline > 0 ? row.gbps / baseline : 0;
     measured.push_back(std::move(row));
   }
   return measured;
@@ -221,6 +248,7 @@ nlohmann::json throughput_json(const std::vector<throughput_row>& rows) {
                    {"bytes", r.bytes},
                    {"gbps", r.gbps},
                    {"memcpy_gbps", r.memcpy_gbps},
+                   {"stream_copy_gbps", r.stream_copy_gbps},
                    {"ratio", r.ratio},
                    {"simd_target", r.simd_target}});
   }
@@ -231,13 +259,14 @@ std::string throughput_text(const std::vector<throughput_row>& rows) {
   std::string text;
   char line[160];
   if (!rows.empty()) text += "SIMD target: " + rows.front().simd_target + "\n";
-  std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7s %10s %8s %8s %6s\n", "kernel", "dtype",
-                "pairing", "threads", "X bytes", "GB/s", "memcpy", "ratio");
+  std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7s %10s %8s %8s %8s %6s\n", "kernel", "dtype",
+                "pairing", "threads", "X bytes", "GB/s", "memcpy", "stream", "ratio");
   text += line;
   for (const throughput_row& r : rows) {
-    std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7d %10lld %8.2f %8.2f %6.2f\n",
+    std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7d %10lld %8.2f %8.2f %8.2f %6.2f\n",
                   r.kernel.c_str(), r.dtype.c_str(), r.pairing.c_str(), r.threads,
-                  static_cast<long long>(r.bytes), r.gbps, r.memcpy_gbps, r.ratio);
+                  static_cast<long long>(r.bytes), r.gbps, r.memcpy_gbps, r.stream_copy_gbps,
+                  r.ratio);
     text += line;
   }
   return text;

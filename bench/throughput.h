@@ -1,6 +1,7 @@
 // throughput: the standard RoPE throughput table — every registered kernel × storage dtype ×
-// pairing × thread count × size, each beside a memcpy of the same bytes measured in the same
-// run, via Google Benchmark. Throughput counts bytes read + bytes written (an out-of-place
+// pairing × thread count × size, each beside the honest copy baseline of the same bytes measured
+// in the same run, via Google Benchmark: the faster of glibc memcpy and a non-temporal streaming
+// copy (bench/stream_copy.h says why both). Throughput counts bytes read + bytes written (an out-of-place
 // pass reads X and writes Y: 2 × |X|), for the kernel and for memcpy alike.
 // `ropecheck bench [--json] [--all]` and the ropecheck_benchmarks program both call this.
 #pragma once
@@ -29,8 +30,9 @@ struct throughput_row {
   int threads = 1;
   std::int64_t bytes = 0;  // size of X (the same again is written)
   double gbps = 0;         // (bytes read + bytes written) / s / 1e9
-  double memcpy_gbps = 0;  // memcpy of X into Y, same threads, same run
-  double ratio = 0;        // gbps / memcpy_gbps
+  double memcpy_gbps = 0;       // glibc memcpy of X into Y, same threads, same run
+  double stream_copy_gbps = 0;  // non-temporal copy of X into Y, same threads, same run
+  double ratio = 0;             // gbps / max(memcpy_gbps, stream_copy_gbps)
   std::string simd_target; // what the *_simd kernels dispatched to (fast/simd_target.h)
 };
 
@@ -41,8 +43,8 @@ std::vector<std::int64_t> standard_sizes(bool all);
 // (honouring --benchmark_filter if benchmark::Initialize saw it) and returns the rows.
 std::vector<throughput_row> run_throughput_table(const throughput_options& options);
 
-// [{"kernel", "dtype", "pairing", "threads", "bytes", "gbps", "memcpy_gbps", "ratio",
-//   "simd_target"}, ...]
+// [{"kernel", "dtype", "pairing", "threads", "bytes", "gbps", "memcpy_gbps", "stream_copy_gbps",
+//   "ratio", "simd_target"}, ...]
 nlohmann::json throughput_json(const std::vector<throughput_row>& rows);
 
 // A fixed-width text table of the rows, for terminals.

@@ -23,7 +23,7 @@ void add_bench_command(CLI::App& app, int& exit_status) {
   CLI::App* cmd = app.add_subcommand("bench", "Throughput of every kernel against memcpy");
   cmd->add_flag("--json", options->json,
                 "print a JSON array of {kernel, dtype, pairing, threads, bytes, gbps, "
-                "memcpy_gbps, ratio, simd_target}");
+                "memcpy_gbps, stream_copy_gbps, ratio, simd_target}");
   cmd->add_flag("--all", options->all, "sizes up to 1 GiB (default: up to 64 MiB)");
   cmd->add_option("--repetitions", options->repetitions, "repetitions; the best is kept")
       ->check(CLI::Range(1, 100))

@@ -115,6 +115,7 @@ layout_table read_layout_table(const fs::path& readme) {
 std::string library_of(const std::string& include) {
   static const std::vector<std::pair<std::string, std::string>> prefixes{
       {"boost/multiprecision", "Boost.Multiprecision"},
+      {"boost/math/", "Boost.Math"},
       {"boost/", "Boost"},
       {"mpfr.h", "MPFR"},
       {"mpc.h", "MPFR"},

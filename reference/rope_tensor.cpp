@@ -1,0 +1,56 @@
+// rope_tensor: see rope_tensor.h. Threads share the rotary parameters read-only; each has its own
+// working vectors.
+#include "reference/rope_tensor.h"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "reference/real.h"
+#include "reference/rope_forms.h"
+
+namespace ropecheck::reference {
+
+std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
+                                std::span<const std::int64_t> positions, const rope_spec& spec,
+                                reference_form form, reference_output output) {
+  const int d = spec.head_dim;
+  if (static_cast<std::int64_t>(positions.size()) != shape.rows ||
+      static_cast<std::int64_t>(x.size()) != shape.rows * shape.heads * d)
+    throw std::logic_error("reference::rope_tensor: x, positions and shape disagree");
+  std::int64_t length = 0;
+  for (std::int64_t m : positions) length = std::max(length, m + 1);
+  const auto params = params_from_spec<mp_real>(spec, length);
+  const auto rotate = form == reference_form::complex  ? &rope_complex<mp_real>
+                      : form == reference_form::matrix ? &rope_matrix<mp_real>
+                                                       : &rope_elementwise<mp_real>;
+  std::vector<double> y(x.size());
+  auto run_rows = [&](std::int64_t begin, std::int64_t end) {
+    std::vector<mp_real> in(static_cast<std::size_t>(d));
+    for (std::int64_t row = begin; row < end; ++row) {
+      for (std::int64_t h = 0; h < shape.heads; ++h) {
+        const auto offset = static_cast<std::size_t>((row * shape.heads + h) * d);
+        for (int c = 0; c < d; ++c) in[c] = x[offset + c];
+        const auto out = rotate(in, positions[static_cast<std::size_t>(row)], params);
+        for (int c = 0; c < d; ++c) {
+          y[offset + c] = output == reference_output::float32
+                              ? mpfr_get_flt(out[c].backend().data(), MPFR_RNDN)
+                              : mpfr_get_d(out[c].backend().data(), MPFR_RNDN);
+        }
+      }
+    }
+  };
+  const auto workers = static_cast<std::int64_t>(
+      std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 64));
+  const std::int64_t parts = std::min(workers, shape.rows);
+  std::vector<std::thread> threads;
+  for (std::int64_t i = 1; i < parts; ++i)
+    threads.emplace_back(run_rows, shape.rows * i / parts, shape.rows * (i + 1) / parts);
+  run_rows(0, parts > 0 ? shape.rows / parts : shape.rows);
+  for (auto& t : threads) t.join();
+  return y;
+}
+
+}  // namespace ropecheck::reference

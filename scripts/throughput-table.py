@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Regenerates the README's kernel throughput table (issue 17 §3: the honest copy baseline).
+
+Runs build/bench/ropecheck_benchmarks at 64 MiB on 1 thread, once with the best SIMD target this
+CPU has and once with --simd-target=avx2, and writes the table between the README markers
+<!-- throughput-table:begin --> and <!-- throughput-table:end -->. Each cell is GB/s (bytes read +
+written) and the ratio to the faster of glibc memcpy and a non-temporal copy of the same bytes,
+measured in the same run. Run it on an idle machine:  python3 scripts/throughput-table.py
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH = ROOT / "build" / "bench" / "ropecheck_benchmarks"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- throughput-table:begin -->", "<!-- throughput-table:end -->"
+DTYPES = ["float32", "float16", "bfloat16"]
+TARGETS = [("best", "this CPU's best"), ("avx2", "`--simd-target avx2`")]
+
+
+def run(target):
+    command = [str(BENCH), "--json", "--threads=1", "--repetitions=5",
+               "--benchmark_filter=bytes:67108864/"]
+    if target != "best":
+        command.append(f"--simd-target={target}")
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def table(runs):
+    lines = ["| kernel, SIMD target | float32 half / adjacent | float16 half / adjacent | "
+             "bfloat16 half / adjacent | memcpy / stream copy GB/s |",
+             "| --- | --- | --- | --- | --- |"]
+    misses = []
+    for target, label in TARGETS:
+        rows = runs[target]
+        simd = rows[0]["simd_target"] if rows else "?"
+        kernels = sorted({r["kernel"] for r in rows if r["kernel"].endswith("_simd")})
+        for kernel in kernels:
+            cells = []
+            for dtype in DTYPES:
+                pair = []
+                for pairing in ["half", "adjacent"]:
+                    match = [r for r in rows if r["kernel"] == kernel and r["dtype"] == dtype
+                             and r["pairing"] == pairing]
+                    if not match:
+                        pair.append("–")
+                        continue
+                    r = match[0]
+                    pair.append(f"{r['gbps']:.1f} ({r['ratio']:.2f})")
+                    goal = 0.9 if dtype == "float32" else 0.8
+                    if r["ratio"] < goal:
+                        misses.append(f"`{kernel}` {dtype} {pairing} on {simd}: "
+                                      f"{r['ratio']:.2f} < {goal}")
+                cells.append(" / ".join(pair))
+            base = rows[0]
+            lines.append(f"| `{kernel}`, {label} ({simd}) | " + " | ".join(cells) +
+                         f" | {base['memcpy_gbps']:.1f} / {base['stream_copy_gbps']:.1f} |")
+    lines.append("")
+    lines.append("Goals (issue 17): ≥ 0.9 for float32, ≥ 0.8 for float16/bfloat16. " +
+                 ("Misses: " + "; ".join(misses) + "." if misses else "No misses."))
+    return "\n".join(lines)
+
+
+def main():
+    if not BENCH.exists():
+        sys.exit(f"{BENCH} not found: build first (cmake --build --preset default)")
+    runs = {target: run(target) for target, _ in TARGETS}
+    text = README.read_text()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"{README}: markers {BEGIN} / {END} not found")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    README.write_text(head + BEGIN + "\n" + table(runs) + "\n" + END + tail)
+    print(table(runs))
+
+
+if __name__ == "__main__":
+    main()
