@@ -29,30 +29,62 @@ std::vector<Real> rotate_adjacent(std::span<const Real> x) {
 }  // namespace
 
 template <class Real>
-std::vector<Real> rope_elementwise(std::span<const Real> x, std::int64_t position,
-                                   const rotary_params<Real>& params) {
-  validate_input(params, x, "x");
-  using std::cos;
+elementwise_rotation<Real>::elementwise_rotation(const rotary_params<Real>& params)
+    : params_(params) {
+  validate(params);
   using std::pow;
-  using std::sin;
   const int d = params.rotary_dim;
-  std::vector<Real> cos_full(d), sin_full(d);
-  for (int c = 0; c < d; ++c) {
-    const int freq = params.pair == pairing::adjacent ? c / 2 : c % (d / 2);
-    const Real angle = Real(position) * (params.explicit_inverse_frequencies.empty()
-                                               ? pow(params.base, Real(-2 * freq) / d)
-                                               : params.explicit_inverse_frequencies[freq]);
-    cos_full[c] = params.attention_factor * cos(angle);  // A scales cos and sin alike
-    sin_full[c] = params.attention_factor * sin(angle);
+  for (int freq = 0; freq < d / 2; ++freq) {
+    theta_.push_back(params.explicit_inverse_frequencies.empty()
+                         ? pow(params.base, Real(-2 * freq) / d)
+                         : params.explicit_inverse_frequencies[freq]);
   }
+  cos_full_.resize(d);
+  sin_full_.resize(d);
+}
+
+template <class Real>
+void elementwise_rotation<Real>::at_position(std::int64_t position) {
+  using std::cos;
+  using std::sin;
+  const int d = params_.rotary_dim;
+  // One cos/sin per frequency, then expanded to the rotary width the way HF does:
+  // cat(freqs, freqs) for half-split, repeat_interleave for adjacent.
+  for (int freq = 0; freq < d / 2; ++freq) {
+    const Real angle = Real(position) * theta_[freq];
+    const Real c = params_.attention_factor * cos(angle);  // A scales cos and sin alike
+    const Real s = params_.attention_factor * sin(angle);
+    for (int k = 0; k < 2; ++k) {
+      const int at = params_.pair == pairing::adjacent ? 2 * freq + k : freq + k * (d / 2);
+      cos_full_[at] = c;
+      sin_full_[at] = s;
+    }
+  }
+}
+
+template <class Real>
+std::vector<Real> elementwise_rotation<Real>::operator()(std::span<const Real> x) const {
+  validate_input(params_, x, "x");
+  const int d = params_.rotary_dim;
   const auto rotary = x.first(d);
-  const std::vector<Real> rotated = params.pair == pairing::adjacent ? rotate_adjacent(rotary)
-                                                                     : rotate_half_split(rotary);
+  const std::vector<Real> rotated = params_.pair == pairing::adjacent ? rotate_adjacent(rotary)
+                                                                      : rotate_half_split(rotary);
   std::vector<Real> y(x.begin(), x.end());
-  for (int c = 0; c < d; ++c) y[c] = x[c] * cos_full[c] + rotated[c] * sin_full[c];
+  for (int c = 0; c < d; ++c) y[c] = x[c] * cos_full_[c] + rotated[c] * sin_full_[c];
   return y;
 }
 
+template <class Real>
+std::vector<Real> rope_elementwise(std::span<const Real> x, std::int64_t position,
+                                   const rotary_params<Real>& params) {
+  validate_input(params, x, "x");
+  elementwise_rotation<Real> rotation(params);
+  rotation.at_position(position);
+  return rotation(x);
+}
+
+template class elementwise_rotation<mp_real>;
+template class elementwise_rotation<double>;
 template std::vector<mp_real> rope_elementwise(std::span<const mp_real>, std::int64_t,
                                                const rotary_params<mp_real>&);
 template std::vector<double> rope_elementwise(std::span<const double>, std::int64_t,

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -27,6 +28,39 @@ std::vector<Real> rope_elementwise(std::span<const Real> x, std::int64_t positio
 template <class Real>
 std::vector<Real> rope_complex(std::span<const Real> x, std::int64_t position,
                                const rotary_params<Real>& params);
+
+// The same two forms split in three steps for a whole tensor: each form's own θ_j once (at
+// construction), its cos/sin or freqs_cis once per position (at_position), then the rotation of
+// every head vector at that position (operator()). rope_elementwise / rope_complex are exactly
+// these steps done once; rope_tensor.h shares them over heads and rows. The forms stay
+// independent of each other.
+template <class Real>
+class elementwise_rotation {
+ public:
+  explicit elementwise_rotation(const rotary_params<Real>& params);
+  void at_position(std::int64_t position);
+  std::vector<Real> operator()(std::span<const Real> x) const;
+
+ private:
+  const rotary_params<Real>& params_;
+  std::vector<Real> theta_;                // θ_j, the form's own pow expression
+  std::vector<Real> cos_full_, sin_full_;  // expanded to the rotary width, A included
+};
+
+template <class Real>
+class complex_rotation {
+ public:
+  explicit complex_rotation(const rotary_params<Real>& params);
+  ~complex_rotation();
+  complex_rotation(complex_rotation&&) noexcept;
+  void at_position(std::int64_t position);
+  std::vector<Real> operator()(std::span<const Real> x) const;
+
+ private:
+  struct factors;  // θ_j, and A·e^{i·m·θ_j} per pair in the form's complex type (MPC at 266 bits)
+  const rotary_params<Real>& params_;
+  std::unique_ptr<factors> factors_;
+};
 
 // R^d_{Θ,m} as a dense head_dim × head_dim matrix (identity on the pass-through dims).
 template <class Real>

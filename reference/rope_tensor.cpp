@@ -1,5 +1,6 @@
 // rope_tensor: see rope_tensor.h. Threads share the rotary parameters read-only; each has its own
-// working vectors.
+// working vectors. The matrix form builds R^d_{Θ,m} once per row and applies it in full to each
+// head (d² products a vector: that form stays the slowest on purpose).
 #include "reference/rope_tensor.h"
 
 #include <mpfr.h>
@@ -23,22 +24,37 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
   std::int64_t length = 0;
   for (std::int64_t m : positions) length = std::max(length, m + 1);
   const auto params = params_from_spec<mp_real>(spec, length);
-  const auto rotate = form == reference_form::complex  ? &rope_complex<mp_real>
-                      : form == reference_form::matrix ? &rope_matrix<mp_real>
-                                                       : &rope_elementwise<mp_real>;
   std::vector<double> y(x.size());
+  auto convert = [&](const std::vector<mp_real>& out, std::size_t offset) {
+    for (int c = 0; c < d; ++c) {
+      y[offset + c] = output == reference_output::float32
+                          ? mpfr_get_flt(out[c].backend().data(), MPFR_RNDN)
+                          : mpfr_get_d(out[c].backend().data(), MPFR_RNDN);
+    }
+  };
+  // Each thread's rows: the form's per-position step once per row, then every head of the row.
   auto run_rows = [&](std::int64_t begin, std::int64_t end) {
     std::vector<mp_real> in(static_cast<std::size_t>(d));
-    for (std::int64_t row = begin; row < end; ++row) {
+    auto each_head = [&](std::int64_t row, const auto& rotate) {
       for (std::int64_t h = 0; h < shape.heads; ++h) {
         const auto offset = static_cast<std::size_t>((row * shape.heads + h) * d);
         for (int c = 0; c < d; ++c) in[c] = x[offset + c];
-        const auto out = rotate(in, positions[static_cast<std::size_t>(row)], params);
-        for (int c = 0; c < d; ++c) {
-          y[offset + c] = output == reference_output::float32
-                              ? mpfr_get_flt(out[c].backend().data(), MPFR_RNDN)
-                              : mpfr_get_d(out[c].backend().data(), MPFR_RNDN);
-        }
+        convert(rotate(std::span<const mp_real>(in)), offset);
+      }
+    };
+    elementwise_rotation<mp_real> elementwise(params);
+    complex_rotation<mp_real> complex(params);
+    for (std::int64_t row = begin; row < end; ++row) {
+      const std::int64_t position = positions[static_cast<std::size_t>(row)];
+      if (form == reference_form::complex) {
+        complex.at_position(position);
+        each_head(row, complex);
+      } else if (form == reference_form::matrix) {
+        const auto r = rotation_matrix(position, params);
+        each_head(row, [&](std::span<const mp_real> v) { return r.apply(v); });
+      } else {
+        elementwise.at_position(position);
+        each_head(row, elementwise);
       }
     }
   };
