@@ -2,17 +2,11 @@
 //                     [--form elementwise|complex|matrix] [--out-dtype float64|float32]
 // Applies the 256-bit reference to every head vector of X at its token's position and writes
 // the result rounded once to the output dtype.
-#include <mpfr.h>
-
-#include <algorithm>
-
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
 #include "io/npy.h"
-#include "io/read_tensor.h"
-#include "reference/real.h"
-#include "reference/rope_forms.h"
 
 namespace ropecheck::cli {
 namespace {
@@ -25,35 +19,9 @@ struct reference_options {
 };
 
 int run_reference(const reference_options& options) {
-  using reference::mp_real;
   const rope_inputs in = read_rope_inputs(options.inputs);
-  require_finite(in.x, options.inputs.x);
-  // Length-dependent scalings (dynamic NTK, LongRoPE) see max position + 1 unless the spec
-  // gives a sequence_length, as the double tier and the kernels do.
-  std::int64_t length = 0;
-  for (std::int64_t m : in.positions) length = std::max(length, m + 1);
-  const auto params = reference::params_from_spec<mp_real>(in.spec, length);
-  const auto form = options.form == "complex"  ? &reference::rope_complex<mp_real>
-                    : options.form == "matrix" ? &reference::rope_matrix<mp_real>
-                                               : &reference::rope_elementwise<mp_real>;
-  const int d = in.spec.head_dim;
-  const std::vector<double> x = to_float64(in.x, options.inputs.x);
-  std::vector<double> y(x.size());
-  std::vector<mp_real> vector_in(d);
-  for (std::int64_t row = 0; row < in.rows; ++row) {
-    for (std::int64_t h = 0; h < in.heads; ++h) {
-      const std::size_t offset = static_cast<std::size_t>((row * in.heads + h) * d);
-      for (int c = 0; c < d; ++c) vector_in[c] = x[offset + c];
-      const auto out = form(vector_in, in.positions[row], params);
-      for (int c = 0; c < d; ++c) {
-        // Round once from 256 bits to the output type (never via double for float32).
-        y[offset + c] = options.out_dtype == "float32"
-                            ? mpfr_get_flt(out[c].backend().data(), MPFR_RNDN)
-                            : mpfr_get_d(out[c].backend().data(), MPFR_RNDN);
-      }
-    }
-  }
-  write_npy(options.out, from_float64(y, in.x.shape, *parse_dtype(options.out_dtype)));
+  write_npy(options.out, reference_tensor(in, options.inputs.x, options.form,
+                                          *parse_dtype(options.out_dtype)));
   return exit_pass;
 }
 
