@@ -113,7 +113,7 @@ PYBIND11_MODULE(_ropecheck, m) {
 
   py::class_<reports::audit_report>(m, "AuditReport")
       .def_readonly("passed", &reports::audit_report::passed)
-      .def("to_json", [](const reports::audit_report& r) { return reports::to_json(r).dump(2); })
+      .def("to_json", [](const reports::audit_report& r) { return reports::to_json(r).dump(2) + "\n"; })
       .def("render_terminal", [](const reports::audit_report& r) { return reports::render_terminal(r); })
       .def("write", [](const reports::audit_report& r, const std::optional<std::string>& json,
                        const std::optional<std::string>& markdown, const std::optional<std::string>& html,
@@ -148,7 +148,7 @@ PYBIND11_MODULE(_ropecheck, m) {
 
   py::class_<gate_result>(m, "GateReport")
       .def_property_readonly("passed", [](const gate_result& g) { return g.report.passed; })
-      .def("to_json", [](const gate_result& g) { return reports::to_json(g.report).dump(2); })
+      .def("to_json", [](const gate_result& g) { return reports::to_json(g.report).dump(2) + "\n"; })
       .def("render_terminal", [](const gate_result& g) { return reports::render_terminal(g.report); })
       .def_property_readonly("skipped", [](const gate_result& g) {
         py::list out;

@@ -100,7 +100,7 @@ class AuditReport:
         return _json.loads(self._core.to_json())
 
     def to_json(self) -> str:
-        """The JSON report, byte for byte what ``write(json=…)`` and ``ropecheck audit --json`` write."""
+        """The JSON report, byte for byte what ``write(json=…)`` writes (``ropecheck audit --json`` too)."""
         return self._core.to_json()
 
     def write(self, json=None, markdown=None, html=None, junit=None) -> None:
