@@ -97,10 +97,10 @@ def test_audit_of_a_bfloat16_cos_sin_cache():
     assert "low_precision_trig_cache" in codes(report)
 
 
-def test_bfloat16_audit_matches_the_cli_byte_for_byte(tmp_path):
+def test_bfloat16_audit_matches_the_cli_byte_for_byte(tmp_path, monkeypatch):
     x, positions, params = long_context_case(torch.bfloat16)
     y, _ = rope_hf(x, x[:, :0], positions, params)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     Path("spec.json").write_text(json.dumps(LLAMA))
     # The raw bfloat16 bits as uint16 .npy, as a dump would store them.
     np.save("x.npy", x.view(torch.int16).numpy().view(np.uint16))
