@@ -108,3 +108,28 @@ def test_torch_bfloat16_kernel_gets_bfloat16_tensors():
     report = ropecheck.gate(rope_torch, dtypes=["bfloat16"], tensor_type="torch")
     assert seen == {(torch.bfloat16, torch.int64, torch.float64)}
     assert report.passed, [str(f) for f in report.failures]
+
+
+def test_the_replay_line_reproduces_the_failure_alone(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    report = ropecheck.gate(sin_sign_flipped, pairings=["half"])
+    failure = next(f for f in report.failures if f.check == "within_bound_of_reference/float32")
+    rc_params = re.match(r'RC_PARAMS="([^"]*)"', failure.replay).group(1)
+    script = tmp_path / "replay.py"
+    script.write_text(
+        "import ropecheck, test_gate\n"
+        "r = ropecheck.gate(test_gate.sin_sign_flipped, pairings=['half'])\n"
+        "print([(p['name'], p['cases']) for p in r.properties if p['cases']])\n"
+        "print(r.failures[0].counterexample.splitlines()[-1])\n")
+    env = dict(os.environ, RC_PARAMS=rc_params)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "python"
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), str(examples), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+    ran, last_line = out.stdout.splitlines()[:2]
+    assert ran == "[('within_bound_of_reference/float32', 1)]"  # only the failing property, its one case
+    assert last_line == failure.counterexample.splitlines()[-1]
