@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
 #include "io/io_error.h"
+#include "mutants/mutant_registry.h"
 #include "properties/kernel_properties.h"
 #include "python/arrays.h"
 #include "python/python_kernel.h"
@@ -67,7 +69,72 @@ std::map<std::string, std::string> skipped_for_python() {
 struct gate_result {
   reports::gate_report report;
   std::vector<properties::property_result> skipped;
+  std::vector<std::pair<std::string, std::string>> mutants_not_applicable;  // name, why
 };
+
+// gate(mutants=True): every mutant of mutants/ faces the checks the Python kernel faced (its
+// dtypes and pairings, the same skipped properties); like `ropecheck gate --mutants`, the gate
+// passes only if each is killed. A mutant is not applicable when its defect is in the frequency
+// code (a Python kernel is handed θ_j computed by ropecheck) or when only a skipped property
+// kills it (its bug is in memory handling the bridge does for a Python kernel) — run to find
+// out, never assumed.
+void gate_mutants(const fast::kernel_info& python_kernel, const cli::gate_kernel_settings& settings,
+                  gate_result& result) {
+  for (const mutants::mutant& m : mutants::mutant_registry()) {
+    const std::string name(m.kernel.name);
+    if (m.frequencies != nullptr) {
+      result.mutants_not_applicable.emplace_back(
+          name, "its defect is in the frequency code; a Python kernel is handed θ_j (params[\"inv_freq\"])");
+      continue;
+    }
+    std::vector<dtype> dtypes;
+    for (dtype t : python_kernel.dtypes)
+      if (m.kernel.supports(t)) dtypes.push_back(t);
+    std::vector<pairing> pairings;
+    for (pairing p : python_kernel.pairings)
+      if (m.kernel.supports(p)) pairings.push_back(p);
+    if (dtypes.empty() || pairings.empty()) {
+      result.mutants_not_applicable.emplace_back(name, "no dtype or pairing in common with the kernel");
+      continue;
+    }
+    fast::kernel_info restricted = m.kernel;
+    restricted.dtypes = dtypes;
+    restricted.pairings = pairings;
+    cli::gate_kernel_settings mutant_settings = settings;
+    mutant_settings.skipped.clear();  // run them too, to tell "not applicable" from "survived"
+    mutant_settings.between_checks = {};
+    mutant_settings.replay_command = "ropecheck gate --mutant " + name;
+    const cli::gate_kernel_result r = cli::gate_kernel(restricted, mutant_settings);
+    reports::mutant_outcome outcome{name, std::string(m.imitates), false, {}, {}};
+    bool killed_by_skipped = false;
+    for (const auto& p : r.outcome.properties) {
+      if (p.passed) continue;
+      const std::string property = p.name.substr(0, p.name.find('/'));
+      if (settings.skipped.count(property) != 0) {
+        killed_by_skipped = true;
+        continue;
+      }
+      outcome.killed_by.push_back(p.name);
+      outcome.counterexamples.push_back(p.counterexample);
+    }
+    for (const auto& f : r.fixtures) {
+      if (f.passed) continue;
+      std::string fixture = f.name;
+      if (const auto at = fixture.find("/" + name + "/"); at != std::string::npos)
+        fixture.erase(at, name.size() + 1);
+      outcome.killed_by.push_back(fixture);
+      outcome.counterexamples.push_back(f.detail);
+    }
+    outcome.killed = !outcome.killed_by.empty();
+    if (!outcome.killed && killed_by_skipped) {
+      result.mutants_not_applicable.emplace_back(
+          name, "only properties a Python kernel is not held to kill it (the bridge does what it gets wrong)");
+      continue;
+    }
+    result.report.passed = result.report.passed && outcome.killed;
+    result.report.mutants.push_back(std::move(outcome));
+  }
+}
 
 }  // namespace
 
@@ -150,6 +217,16 @@ PYBIND11_MODULE(_ropecheck, m) {
       .def_property_readonly("passed", [](const gate_result& g) { return g.report.passed; })
       .def("to_json", [](const gate_result& g) { return reports::to_json(g.report).dump(2) + "\n"; })
       .def("render_terminal", [](const gate_result& g) { return reports::render_terminal(g.report); })
+      .def_property_readonly("mutants_not_applicable", [](const gate_result& g) {
+        py::list out;
+        for (const auto& [name, reason] : g.mutants_not_applicable) {
+          py::dict d;
+          d["name"] = name;
+          d["reason"] = reason;
+          out.append(d);
+        }
+        return out;
+      })
       .def_property_readonly("skipped", [](const gate_result& g) {
         py::list out;
         for (const auto& s : g.skipped) {
@@ -170,7 +247,8 @@ PYBIND11_MODULE(_ropecheck, m) {
 
   m.def("gate", [](py::object adapter, const std::string& name, const std::string& description,
                    const std::vector<std::string>& dtype_names, const std::vector<std::string>& pairing_names,
-                   const std::string& profile, std::uint64_t seed, const std::string& replay) {
+                   const std::string& profile, std::uint64_t seed, const std::string& replay,
+                   bool with_mutants) {
     std::vector<dtype> dtypes;
     for (const auto& d : dtype_names) {
       const auto t = parse_dtype(d);
@@ -205,6 +283,7 @@ PYBIND11_MODULE(_ropecheck, m) {
       result.report.kernels.push_back(std::move(r.outcome));
       result.report.fixtures = std::move(r.fixtures);
       result.skipped = std::move(r.skipped);
+      if (with_mutants) gate_mutants(kernel->info(), settings, result);
     } catch (const python::python_kernel::kernel_raised&) {
       kernel->rethrow_pending();
     }

@@ -181,11 +181,23 @@ class GateReport:
         return list(self._core.skipped)
 
     @property
+    def mutants(self) -> list[dict]:
+        """With ``mutants=True``: name, imitates, killed, killed_by, counterexamples per mutant."""
+        return [dict(m) for m in self._dict.get("mutants", [])]
+
+    @property
+    def mutants_not_applicable(self) -> list[dict]:
+        return list(self._core.mutants_not_applicable)
+
+    @property
     def failures(self) -> list[GateFailure]:
         out = [GateFailure(p["name"], p["worst_over_bound"], p["counterexample"], self.seed, p["replay"])
                for p in self.properties if p["verdict"] != "pass"]
         out += [GateFailure(f["name"], f["worst_over_bound"], f["detail"], self.seed, "")
                 for f in self.fixtures if f["verdict"] != "pass"]
+        out += [GateFailure(f"mutant {m['name']} survived", 0.0, m["imitates"], self.seed,
+                            f"ropecheck gate --mutant {m['name']}")
+                for m in self.mutants if not m["killed"]]
         return out
 
     def to_dict(self) -> dict:
@@ -219,12 +231,11 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
     (multiplies cos and sin) and ``inverse`` (rotate by −angle). Dims past rotary_dim pass
     through. k may have 0 heads. The outputs are new arrays of the input's dtype and shape.
 
+    ``mutants=True`` also gates every deliberately wrong kernel of mutants/ on the same checks
+    (dtypes, pairings, skipped properties) and passes only if each applicable one is killed, as
+    ``ropecheck gate --mutants`` does: evidence that the checks your kernel passed have teeth.
+
     An exception raised by the kernel ends the gate with that exception."""
-    if mutants:
-        raise NotImplementedError(
-            "gate(mutants=True): the mutant kill matrix runs on the built-in kernels only: "
-            "`ropecheck gate --mutants`"
-        )
     if tensor_type not in ("numpy", "torch"):
         raise ValueError(f"tensor_type: '{tensor_type}' is not \"numpy\" or \"torch\"")
     dtypes = [dtypes] if isinstance(dtypes, str) else list(dtypes)
@@ -237,4 +248,5 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
     replay = (f"python: ropecheck.gate({name}, dtypes={dtypes!r}, pairings={pairings!r}, "
               f"profile={profile!r}, seed={seed}, tensor_type={tensor_type!r})")
     adapter = _kernel_adapter(kernel, tensor_type, name)
-    return GateReport(_core.gate(adapter, name, description, dtypes, pairings, profile, seed, replay))
+    return GateReport(_core.gate(adapter, name, description, dtypes, pairings, profile, seed, replay,
+                                 bool(mutants)))
