@@ -3,7 +3,8 @@
 NumPy kernel of examples/python/numpy_rope.py through ropecheck.gate, and on the same algorithm in
 C (examples/c_kernel/example_rope.c) through the C ABI with `ropecheck gate --kernel-lib`; float32,
 both pairings, same seed. Prints property cases, wall seconds (properties + fixtures; the best
-of 3 runs each, the VM being shared) and cases per second. Run from the repository root after building: python3 scripts/python-gate-overhead.py
+of 3 runs each, the VM being shared) and cases per second; with --mutants, also gate(mutants=True) on the NumPy kernel. Run from the repository
+root after building: python3 scripts/python-gate-overhead.py [--mutants]
 """
 
 import json
@@ -79,3 +80,10 @@ if rope_hf_float64_angles is not None:
 print()
 print(f"The NumPy kernel was called {calls} times, {1e6 * in_kernel / calls:.0f} µs per call inside it "
       f"({in_kernel:.2f} s in all, {100 * in_kernel / python_seconds:.0f}% of the gate).")
+
+if "--mutants" in sys.argv:  # README: gate(mutants=True) on the same kernel
+    start = time.perf_counter()
+    report = ropecheck.gate(rope_numpy, dtypes=["float32"], pairings=["half", "adjacent"], mutants=True)
+    killed = sum(m["killed"] for m in report.mutants)
+    print(f"\nmutants=True: {killed} of {len(report.mutants)} applicable mutants killed, "
+          f"{len(report.mutants_not_applicable)} not applicable, {time.perf_counter() - start:.0f} s")
