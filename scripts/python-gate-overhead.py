@@ -3,8 +3,9 @@
 NumPy kernel of examples/python/numpy_rope.py through ropecheck.gate, and on the same algorithm in
 C (examples/c_kernel/example_rope.c) through the C ABI with `ropecheck gate --kernel-lib`; float32,
 both pairings, same seed. Prints property cases, wall seconds (properties + fixtures; the best
-of 3 runs each, the VM being shared) and cases per second; with --mutants, also gate(mutants=True) on the NumPy kernel. Run from the repository
-root after building: python3 scripts/python-gate-overhead.py [--mutants]
+of 3 runs each, the VM being shared) and cases per second; with --mutants, also
+gate(mutants=True) on the NumPy kernel. Run from the repository root after building:
+    python3 scripts/python-gate-overhead.py [--mutants]
 """
 
 import json
