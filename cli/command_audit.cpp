@@ -10,11 +10,11 @@
 #include <cstdio>
 
 #include "audit/audit.h"
+#include "cli/audit_input.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/report_flags.h"
 #include "cli/rope_inputs.h"
-#include "io/io_error.h"
 #include "io/read_tensor.h"
 
 namespace ropecheck::cli {
@@ -60,27 +60,8 @@ int run_audit_command(audit_options o) {
   }
   rope_inputs in = read_rope_inputs(o.inputs);
   tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
-  if (y.shape != in.x.shape)
-    throw io_error(o.y, "shape", "does not match X", format_shape(y.shape),
-                   fmt::format("X {} has shape {}", o.inputs.x, format_shape(in.x.shape)));
-  if (!is_floating(y.type))
-    throw io_error(o.y, "dtype", "is not a floating type", std::string(to_string(y.type)));
-  if (o.tolerance && !(*o.tolerance > 0))
-    throw std::invalid_argument(fmt::format("--tolerance: {} is not a positive number of units", *o.tolerance));
-
-  audit::audit_input input;
-  input.spec = in.spec;
-  input.x = std::move(in.x);
-  input.y = std::move(y);
-  input.heads = in.heads;
-  input.tokens_per_sequence = input.x.shape.size() == 4 ? input.x.shape[1] : input.x.shape[0];
-  input.positions = std::move(in.positions);
-  input.judged = judged.value_or(input.y.type);
-  input.tolerance_units = o.tolerance;
-  input.spec_file = o.inputs.spec;
-  input.x_file = o.inputs.x;
-  input.positions_file = o.inputs.positions;
-  input.y_file = o.y;
+  const audit::audit_input input =
+      make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance);
   progress_meter meter;
   reports::audit_report report = audit::run_audit(input, std::ref(meter));
   report.tool_version = ROPECHECK_VERSION;

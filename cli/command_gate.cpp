@@ -17,11 +17,11 @@
 #include "abi/kernel_library.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/gate_kernel.h"
 #include "cli/report_flags.h"
 #include "fast/kernels.h"
 #include "properties/kernel_fixtures.h"
 #include "mutants/mutant_registry.h"
-#include "bounds/error_bounds.h"
 #include "properties/frequency_properties.h"
 #include "properties/kernel_properties.h"
 #include "reports/audit_report.h"
@@ -178,15 +178,7 @@ int run_gate(const gate_options& o) {
   report.tool_version = ROPECHECK_VERSION;
   report.profile = o.profile;
   report.seed = o.seed;
-  // A fixture has one attention factor: its scale (§16 coefficients) is computed once.
-  const fixtures::output_bound_fn bound =
-      [scale = bounds::attention_scale_for(1)](
-          dtype storage, double pair_norm, std::int64_t position, double theta, double stored,
-          double attention_factor) mutable {
-        if (attention_factor != scale.factor)
-          scale = bounds::attention_scale_for(attention_factor);
-        return bounds::output_bound(storage, pair_norm, position, theta, stored, scale);
-      };
+  const fixtures::output_bound_fn bound = fixture_output_bound();
   for (const auto* kernel : kernels) {
     fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);
     auto outcome = run_properties(*kernel, o);

@@ -4,10 +4,9 @@
 // the result rounded once to the output dtype.
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
 #include "io/npy.h"
-#include "io/read_tensor.h"
-#include "reference/rope_tensor.h"
 
 namespace ropecheck::cli {
 namespace {
@@ -21,17 +20,8 @@ struct reference_options {
 
 int run_reference(const reference_options& options) {
   const rope_inputs in = read_rope_inputs(options.inputs);
-  require_finite(in.x, options.inputs.x);
-  using reference::reference_form;
-  const reference_form form = options.form == "complex"  ? reference_form::complex
-                              : options.form == "matrix" ? reference_form::matrix
-                                                         : reference_form::elementwise;
-  const auto output = options.out_dtype == "float32" ? reference::reference_output::float32
-                                                     : reference::reference_output::float64;
-  const std::vector<double> y =
-      reference::rope_tensor(to_float64(in.x, options.inputs.x), {in.rows, in.heads},
-                             in.positions, in.spec, form, output);
-  write_npy(options.out, from_float64(y, in.x.shape, *parse_dtype(options.out_dtype)));
+  write_npy(options.out, reference_tensor(in, options.inputs.x, options.form,
+                                          *parse_dtype(options.out_dtype)));
   return exit_pass;
 }
 

@@ -52,9 +52,17 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 }  // namespace
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
+  rope_spec spec = read_spec(paths.spec);
+  tensor x = read_tensor(paths.x, paths.x_name, paths.raw16);
+  const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
+  return make_rope_inputs(std::move(spec), std::move(x), pos, paths);
+}
+
+rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
+                             const rope_input_paths& paths) {
   rope_inputs in;
-  in.spec = read_spec(paths.spec);
-  in.x = read_tensor(paths.x, paths.x_name, paths.raw16);
+  in.spec = std::move(spec);
+  in.x = std::move(x);
   const auto& shape = in.x.shape;
   if (!is_floating(in.x.type))
     throw io_error(paths.x, "dtype", "is not a floating type", std::string(to_string(in.x.type)));
@@ -67,7 +75,6 @@ rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   in.heads = shape[shape.size() - 2];
   in.rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
 
-  const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
   if (pos.type != dtype::int32 && pos.type != dtype::int64)
     throw io_error(paths.positions, "dtype", "is not int32 or int64", std::string(to_string(pos.type)));
   const std::vector<std::int64_t> expected(shape.begin(), shape.end() - 2);

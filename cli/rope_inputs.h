@@ -43,6 +43,11 @@ std::string position_field(const rope_inputs& in, std::int64_t row);
 // Throws spec_error or io_error with a one-line message naming file, field and value.
 rope_inputs read_rope_inputs(const rope_input_paths& paths);
 
+// The same checks on a spec and tensors already in memory (the Python module's arrays);
+// `paths` only names them in messages (e.g. "x", "positions").
+rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& positions,
+                             const rope_input_paths& paths);
+
 // Throws io_error naming the first non-finite element as [b, t, h, d] (or [t, h, d]).
 void require_finite(const tensor& t, const std::string& file);
 

@@ -1,6 +1,8 @@
 # ropecheck_add_test(NAME SOURCES a.cpp ... [LIBS ...] [LABELS ...] [RAPIDCHECK]
 #                    [DEFINITIONS NAME=value ...] [DEPENDS target ...])
-# The one way tests are registered: a GoogleTest executable, discovered test by test.
+# The one way C++ tests are registered: a GoogleTest executable, discovered test by test.
+# ropecheck_add_pytest(NAME FILE test_x.py [LABELS ...] [TIMEOUT s]): the one way Python tests
+# are (python/): pytest on one file with the built module on PYTHONPATH, label `python`.
 include_guard(GLOBAL)
 include(GoogleTest)
 
@@ -27,4 +29,22 @@ function(ropecheck_add_test name)
     NO_PRETTY_VALUES  # the name generators name each case; the value dump stays out of ctest names
     PROPERTIES LABELS "${ARG_LABELS}"
     DISCOVERY_TIMEOUT 60)
+endfunction()
+
+function(ropecheck_add_pytest name)
+  if(NOT ROPECHECK_BUILD_TESTS OR NOT ROPECHECK_PYTHON)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "FILE;TIMEOUT" "LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  # -p no:cacheprovider: pytest writes no .pytest_cache into the source tree.
+  add_test(NAME ${name}
+           COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider ${ARG_FILE}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "python;${ARG_LABELS}"
+    TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;ROPECHECK_EXE=$<TARGET_FILE:ropecheck>;PYTHONDONTWRITEBYTECODE=1")
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything ropecheck builds with, from Debian 12 packages. Idempotent, non-interactive.
-# --fuzz also installs clang and its libFuzzer runtime (the `fuzz` preset).
+# The python3-* packages and pybind11 build and test the Python module (python/; python3-torch
+# for the examples' tests). --fuzz also installs clang and its libFuzzer runtime (`fuzz` preset).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -8,6 +9,7 @@ packages=(
   libboost-dev libmpfr-dev libgmp-dev libmpc-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libhwy-dev libsleef-dev
   libxml2-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
 )
 if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()

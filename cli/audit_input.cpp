@@ -1,0 +1,39 @@
+// Assembles an audit's inputs (audit_input.h).
+#include "cli/audit_input.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "io/io_error.h"
+
+namespace ropecheck::cli {
+
+audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_paths& paths,
+                                    const std::string& y_name, std::optional<dtype> judged,
+                                    std::optional<double> tolerance) {
+  if (y.shape != in.x.shape)
+    throw io_error(y_name, "shape", "does not match X", format_shape(y.shape),
+                   fmt::format("X {} has shape {}", paths.x, format_shape(in.x.shape)));
+  if (!is_floating(y.type))
+    throw io_error(y_name, "dtype", "is not a floating type", std::string(to_string(y.type)));
+  if (tolerance && !(*tolerance > 0))
+    throw std::invalid_argument(fmt::format("--tolerance: {} is not a positive number of units", *tolerance));
+  audit::audit_input input;
+  input.spec = in.spec;
+  input.x = std::move(in.x);
+  input.y = std::move(y);
+  input.heads = in.heads;
+  input.tokens_per_sequence = input.x.shape.size() == 4 ? input.x.shape[1] : input.x.shape[0];
+  input.positions = std::move(in.positions);
+  input.judged = judged.value_or(input.y.type);
+  input.tolerance_units = tolerance;
+  input.spec_file = paths.spec;
+  input.x_file = paths.x;
+  input.positions_file = paths.positions;
+  input.y_file = y_name;
+  return input;
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,34 @@
+// The reference over a whole tensor (reference_tensor.h): the CLI's and Python's checks of the
+// request, then reference::rope_tensor.
+#include "cli/reference_tensor.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reference/rope_tensor.h"
+
+namespace ropecheck::cli {
+
+tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::string_view form,
+                        dtype out) {
+  if (form != "elementwise" && form != "complex" && form != "matrix")
+    throw std::invalid_argument(fmt::format(
+        "form: unknown reference form '{}' (elementwise, complex or matrix)", form));
+  if (out != dtype::float64 && out != dtype::float32)
+    throw std::invalid_argument(fmt::format("out_dtype: '{}' is not float64 or float32", to_string(out)));
+  require_finite(in.x, std::string(x_name));
+  using reference::reference_form;
+  const reference_form which = form == "complex"  ? reference_form::complex
+                               : form == "matrix" ? reference_form::matrix
+                                                  : reference_form::elementwise;
+  const auto output = out == dtype::float32 ? reference::reference_output::float32
+                                            : reference::reference_output::float64;
+  const std::vector<double> y = reference::rope_tensor(to_float64(in.x, x_name), {in.rows, in.heads},
+                                                       in.positions, in.spec, which, output);
+  return from_float64(y, in.x.shape, out);
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,19 @@
+// reference_tensor: the 256-bit reference applied to every head vector of X at its row's
+// position, each output rounded once from 256 bits to the output dtype — what
+// `ropecheck reference` writes and `ropecheck.reference` (python/) returns.
+#pragma once
+
+#include <string_view>
+
+#include "cli/rope_inputs.h"
+#include "io/tensor.h"
+#include "numeric/dtype.h"
+
+namespace ropecheck::cli {
+
+// `form`: elementwise | complex | matrix (reference/rope_forms.h); `out`: float64 | float32.
+// Throws std::invalid_argument naming the form or dtype, io_error for a non-finite X element.
+tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::string_view form,
+                        dtype out);
+
+}  // namespace ropecheck::cli

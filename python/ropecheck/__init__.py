@@ -1,0 +1,252 @@
+"""ropecheck from Python: the 256-bit RoPE reference, the audit of third-party outputs and the
+property gate of kernels, over the same C++ core as the ``ropecheck`` command (a compiled
+pybind11 module, never a reimplementation).
+
+    import ropecheck
+    y = ropecheck.reference(x, positions, "config.json")            # 256-bit reference
+    report = ropecheck.audit(x, positions, y_kernel, spec)            # → AuditReport
+    report = ropecheck.gate(my_rope, dtypes=["float32"])              # → GateReport
+
+Inputs are NumPy arrays, anything with the array protocol, or torch CPU tensors (bfloat16 read
+through its raw bits). CUDA tensors: copy them to the CPU at the boundary (``t.cpu()``).
+"""
+
+from __future__ import annotations
+
+import json as _json
+import os as _os
+from collections.abc import Mapping as _Mapping
+from dataclasses import dataclass as _dataclass
+
+from . import _ropecheck as _core
+from ._bridge import kernel_adapter as _kernel_adapter
+from ._bridge import raw_array as _raw_array
+
+__version__ = _core.__version__
+Spec = _core.Spec
+InputError = _core.InputError  # a ValueError: bad array, shape or position, named in the message
+SpecError = _core.SpecError  # a ValueError: a spec the reader refuses, naming the key and value
+
+__all__ = [
+    "AuditReport",
+    "GateFailure",
+    "GateReport",
+    "InputError",
+    "Spec",
+    "SpecError",
+    "audit",
+    "gate",
+    "load_spec",
+    "reference",
+]
+
+
+def load_spec(spec) -> Spec:
+    """A spec from a dict (a ``config.json`` loaded with ``json.load`` works as is), a path to a
+    JSON file, or a Spec (returned as is)."""
+    if isinstance(spec, Spec):
+        return spec
+    if isinstance(spec, _Mapping):
+        return _core.spec_from_json(_json.dumps(dict(spec)), "spec")
+    if isinstance(spec, (str, _os.PathLike)):
+        return _core.spec_from_file(_os.fspath(spec))
+    raise TypeError(f"spec: expected a dict, a path or a ropecheck.Spec, got {type(spec).__name__}")
+
+
+def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "float64"):
+    """The 256-bit reference applied to X (``[tokens, heads, head_dim]`` or
+    ``[batch, tokens, heads, head_dim]``) at int32/int64 positions (``[tokens]`` or
+    ``[batch, tokens]``), each output rounded once to ``out_dtype`` (float64 or float32): what
+    ``ropecheck reference`` writes. ``form``: elementwise, complex or matrix."""
+    xa, xd = _raw_array(x, "x")
+    pa, pd = _raw_array(positions, "positions")
+    return _core.reference(load_spec(spec), xa, xd, pa, pd, form, out_dtype)
+
+
+class AuditReport:
+    """What ``ropecheck audit`` reports, for tensors in memory. ``to_dict()`` has the fields of
+    the JSON report (docs/report-schema.md); ``write(json=…, markdown=…, html=…, junit=…)``
+    writes the same files as the CLI's report flags."""
+
+    def __init__(self, core):
+        self._core = core
+        self._dict = _json.loads(core.to_json())
+
+    @property
+    def passed(self) -> bool:
+        return bool(self._core.passed)
+
+    @property
+    def verdict(self) -> str:
+        return self._dict["verdict"]
+
+    @property
+    def max_rel_pair_error_units(self) -> float:
+        return self._dict["max_rel_pair_error_units"]
+
+    @property
+    def tolerance_units(self) -> float:
+        return self._dict["tolerance_units"]
+
+    @property
+    def worst(self) -> dict:
+        return dict(self._dict["worst"])
+
+    @property
+    def diagnosis(self) -> list[dict]:
+        return [dict(f) for f in self._dict["diagnosis"]]
+
+    def to_dict(self) -> dict:
+        return _json.loads(self._core.to_json())
+
+    def to_json(self) -> str:
+        """The JSON report, byte for byte what ``write(json=…)`` writes (``ropecheck audit --json`` too)."""
+        return self._core.to_json()
+
+    def write(self, json=None, markdown=None, html=None, junit=None) -> None:
+        self._core.write(*(None if p is None else _os.fspath(p) for p in (json, markdown, html, junit)))
+
+    def __str__(self) -> str:
+        return self._core.render_terminal()
+
+    def __repr__(self) -> str:
+        codes = ", ".join(f["code"] for f in self._dict["diagnosis"]) or "-"
+        return (f"<AuditReport {self.verdict}: max {self.max_rel_pair_error_units:.4g} units of 2^-24 "
+                f"(tolerance {self.tolerance_units:.4g}); diagnosis: {codes}>")
+
+
+def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | None = None,
+          labels: _Mapping[str, str] | None = None) -> AuditReport:
+    """Judges a third-party RoPE output ``y`` of input ``x`` against the reference's double tier,
+    as ``ropecheck audit`` does (same figures, same diagnosis). ``dtype`` judges y as float32,
+    float16 or bfloat16 (default: y's); ``tolerance`` in units of 2^-24 × pair norm.
+    ``labels`` names the inputs in messages and the report (keys spec, x, positions, y)."""
+    raw16 = "bfloat16" if dtype == "bfloat16" else None
+    xa, xd = _raw_array(x, "x", raw16)
+    pa, pd = _raw_array(positions, "positions")
+    ya, yd = _raw_array(y, "y", raw16)
+    return AuditReport(_core.audit(load_spec(spec), xa, xd, pa, pd, ya, yd, dtype,
+                                   None if tolerance is None else float(tolerance), dict(labels or {})))
+
+
+@_dataclass(frozen=True)
+class GateFailure:
+    """One failed property or fixture of a gate."""
+
+    check: str  # "<property>/<dtype>" or the fixture's name
+    worst_over_bound: float  # observed worst error / derived bound (0 for exact properties)
+    counterexample: str  # shrunk counterexample; its last line names the violated bound
+    seed: int
+    replay: str  # one line that replays it
+
+    def __str__(self) -> str:
+        lines = [f"{self.check}: worst/bound {self.worst_over_bound:.4g} (seed {self.seed})"]
+        lines += ["  " + line for line in self.counterexample.splitlines()]
+        if self.replay:
+            lines.append(f"  replay: {self.replay}")
+        return "\n".join(lines)
+
+
+class GateReport:
+    """What the gate found on one Python kernel: ``to_dict()`` has the fields of
+    ``ropecheck gate --json``; ``failures`` the failed properties and fixtures; ``skipped`` the
+    properties whose contract a Python kernel cannot express, with the reason."""
+
+    def __init__(self, core):
+        self._core = core
+        self._dict = _json.loads(core.to_json())
+
+    @property
+    def passed(self) -> bool:
+        return bool(self._core.passed)
+
+    @property
+    def verdict(self) -> str:
+        return self._dict["verdict"]
+
+    @property
+    def seed(self) -> int:
+        return self._dict["seed"]
+
+    @property
+    def properties(self) -> list[dict]:
+        return [dict(p) for k in self._dict["kernels"] for p in k["properties"]]
+
+    @property
+    def fixtures(self) -> list[dict]:
+        return [dict(f) for f in self._dict["fixtures"]]
+
+    @property
+    def skipped(self) -> list[dict]:
+        return list(self._core.skipped)
+
+    @property
+    def mutants(self) -> list[dict]:
+        """With ``mutants=True``: name, imitates, killed, killed_by, counterexamples per mutant."""
+        return [dict(m) for m in self._dict.get("mutants", [])]
+
+    @property
+    def mutants_not_applicable(self) -> list[dict]:
+        return list(self._core.mutants_not_applicable)
+
+    @property
+    def failures(self) -> list[GateFailure]:
+        out = [GateFailure(p["name"], p["worst_over_bound"], p["counterexample"], self.seed, p["replay"])
+               for p in self.properties if p["verdict"] != "pass"]
+        out += [GateFailure(f["name"], f["worst_over_bound"], f["detail"], self.seed, "")
+                for f in self.fixtures if f["verdict"] != "pass"]
+        out += [GateFailure(f"mutant {m['name']} survived", 0.0, m["imitates"], self.seed,
+                            f"ropecheck gate --mutant {m['name']}")
+                for m in self.mutants if not m["killed"]]
+        return out
+
+    def to_dict(self) -> dict:
+        return _json.loads(self._core.to_json())
+
+    def write(self, json=None, markdown=None, html=None, junit=None) -> None:
+        self._core.write(*(None if p is None else _os.fspath(p) for p in (json, markdown, html, junit)))
+
+    def __str__(self) -> str:
+        text = self._core.render_terminal()
+        for s in self.skipped:
+            text += f"skipped {s['property']}/{s['dtype']}: {s['reason']}\n"
+        return text
+
+    def __repr__(self) -> str:
+        failed = ", ".join(f.check for f in self.failures) or "-"
+        return f"<GateReport {self.verdict}: failed: {failed}>"
+
+
+def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: str = "quick",
+         seed: int | None = None, mutants: bool = False, tensor_type: str = "numpy",
+         name: str | None = None) -> GateReport:
+    """Runs the property suite and the fixtures of ``ropecheck gate`` on a Python RoPE kernel
+
+        kernel(q, k, positions, params) -> (q_out, k_out)
+
+    q ``[tokens, q_heads, head_dim]`` and k ``[tokens, k_heads, head_dim]`` in the storage dtype
+    (NumPy arrays, or torch CPU tensors with ``tensor_type="torch"``, which bfloat16 needs),
+    positions int64 ``[tokens]``, params a dict: ``rotary_dim``, ``pairing`` ("half" |
+    "adjacent"), ``inv_freq`` (float64 ``[rotary_dim/2]``, already scaled), ``attention_factor``
+    (multiplies cos and sin) and ``inverse`` (rotate by −angle). Dims past rotary_dim pass
+    through. k may have 0 heads. The outputs are new arrays of the input's dtype and shape.
+
+    ``mutants=True`` also gates every deliberately wrong kernel of mutants/ on the same checks
+    (dtypes, pairings, skipped properties) and passes only if each applicable one is killed, as
+    ``ropecheck gate --mutants`` does: evidence that the checks your kernel passed have teeth.
+
+    An exception raised by the kernel ends the gate with that exception."""
+    if tensor_type not in ("numpy", "torch"):
+        raise ValueError(f"tensor_type: '{tensor_type}' is not \"numpy\" or \"torch\"")
+    dtypes = [dtypes] if isinstance(dtypes, str) else list(dtypes)
+    pairings = [pairings] if isinstance(pairings, str) else list(pairings)
+    if tensor_type == "numpy" and "bfloat16" in dtypes:
+        raise ValueError('dtypes: bfloat16 needs tensor_type="torch" (NumPy has no bfloat16)')
+    name = name or getattr(kernel, "__name__", type(kernel).__name__)
+    description = ((getattr(kernel, "__doc__", None) or "").strip().splitlines() or [""])[0]
+    seed = _core.default_seed() if seed is None else int(seed)
+    replay = (f"python: ropecheck.gate({name}, dtypes={dtypes!r}, pairings={pairings!r}, "
+              f"profile={profile!r}, seed={seed}, tensor_type={tensor_type!r})")
+    adapter = _kernel_adapter(kernel, tensor_type, name)
+    return GateReport(_core.gate(adapter, name, description, dtypes, pairings, profile, seed, replay,
+                                 bool(mutants)))

@@ -1,0 +1,113 @@
+# Type stubs of the ropecheck package (python/ropecheck/__init__.py).
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import numpy as np
+
+__version__: str
+
+class InputError(ValueError): ...
+class SpecError(ValueError): ...
+
+class Spec:
+    @property
+    def head_dim(self) -> int: ...
+    @property
+    def rotary_dim(self) -> int: ...
+    @property
+    def base(self) -> float: ...
+    @property
+    def pairing(self) -> Literal["half", "adjacent"]: ...
+    @property
+    def scaling(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+
+SpecLike = Mapping[str, Any] | str | os.PathLike[str] | Spec
+Path = str | os.PathLike[str]
+# q, k, positions, params -> (q_out, k_out); NumPy arrays or torch tensors (tensor_type="torch").
+Kernel = Callable[[Any, Any, Any, dict[str, Any]], tuple[Any, Any]]
+
+def load_spec(spec: SpecLike) -> Spec: ...
+def reference(
+    x: Any,
+    positions: Any,
+    spec: SpecLike,
+    form: Literal["elementwise", "complex", "matrix"] = "elementwise",
+    out_dtype: Literal["float64", "float32"] = "float64",
+) -> np.ndarray: ...
+
+class AuditReport:
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def max_rel_pair_error_units(self) -> float: ...
+    @property
+    def tolerance_units(self) -> float: ...
+    @property
+    def worst(self) -> dict[str, Any]: ...
+    @property
+    def diagnosis(self) -> list[dict[str, str]]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def to_json(self) -> str: ...
+    def write(
+        self, json: Path | None = None, markdown: Path | None = None, html: Path | None = None,
+        junit: Path | None = None
+    ) -> None: ...
+
+def audit(
+    x: Any,
+    positions: Any,
+    y: Any,
+    spec: SpecLike,
+    dtype: Literal["float32", "float16", "bfloat16"] | None = None,
+    tolerance: float | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> AuditReport: ...
+
+@dataclass(frozen=True)
+class GateFailure:
+    check: str
+    worst_over_bound: float
+    counterexample: str
+    seed: int
+    replay: str
+
+class GateReport:
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def properties(self) -> list[dict[str, Any]]: ...
+    @property
+    def fixtures(self) -> list[dict[str, Any]]: ...
+    @property
+    def skipped(self) -> list[dict[str, str]]: ...
+    @property
+    def mutants(self) -> list[dict[str, Any]]: ...
+    @property
+    def mutants_not_applicable(self) -> list[dict[str, str]]: ...
+    @property
+    def failures(self) -> list[GateFailure]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def write(
+        self, json: Path | None = None, markdown: Path | None = None, html: Path | None = None,
+        junit: Path | None = None
+    ) -> None: ...
+
+def gate(
+    kernel: Kernel,
+    dtypes: Sequence[Literal["float32", "float16", "bfloat16"]] | str = ("float32",),
+    pairings: Sequence[Literal["half", "adjacent"]] | str = ("half", "adjacent"),
+    profile: Literal["quick", "deep"] = "quick",
+    seed: int | None = None,
+    mutants: bool = False,
+    tensor_type: Literal["numpy", "torch"] = "numpy",
+    name: str | None = None,
+) -> GateReport: ...

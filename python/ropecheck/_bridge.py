@@ -1,0 +1,124 @@
+"""Arrays in and out of the C++ core, without rounding anything on the way.
+
+Every input goes to the core as a C-contiguous NumPy array of its raw storage elements plus the
+dtype they hold: float16 and bfloat16 as their 16-bit patterns (a torch bfloat16 tensor is read
+through ``tensor.view(torch.int16)``, never through float32). The gate's kernel adapter does the
+reverse for the user's kernel: raw bits in, NumPy or torch tensors of the storage dtype out, and
+checks what the kernel returns before its bits are copied back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_NUMPY_DTYPES = {
+    np.dtype(np.float64): "float64",
+    np.dtype(np.float32): "float32",
+    np.dtype(np.float16): "float16",
+    np.dtype(np.int32): "int32",
+    np.dtype(np.int64): "int64",
+}
+
+
+def _torch():
+    import torch  # imported only when a torch tensor or tensor_type="torch" is used
+
+    return torch
+
+
+def is_torch_tensor(value) -> bool:
+    return type(value).__module__.startswith("torch") and hasattr(value, "dtype") and hasattr(value, "device")
+
+
+def raw_array(value, name: str, raw16: str | None = None):
+    """``(array, dtype name)`` for a NumPy array, an object with the array protocol or a torch
+    CPU tensor. A 16-bit integer array holds the bits of ``raw16`` (``"bfloat16"``), as the
+    CLI's ``--dtype bfloat16`` reads a uint16 .npy. Raises ValueError naming the input for a
+    CUDA tensor or an unsupported dtype."""
+    if is_torch_tensor(value):
+        torch = _torch()
+        if value.device.type != "cpu":
+            raise ValueError(
+                f"{name}: a torch tensor on {value.device}; copy it to the CPU at the boundary "
+                f"({name}.cpu()) — ropecheck reads host memory only"
+            )
+        value = value.detach().contiguous()
+        if value.dtype == torch.bfloat16:
+            bits = value.view(torch.int16).numpy().view(np.uint16)
+            return np.ascontiguousarray(bits), "bfloat16"
+        if value.dtype == torch.float16:
+            return np.ascontiguousarray(value.view(torch.int16).numpy().view(np.uint16)), "float16"
+        value = value.numpy()
+    array = np.ascontiguousarray(np.asarray(value))
+    if array.dtype in (np.dtype(np.uint16), np.dtype(np.int16)):
+        if raw16 is None:
+            raise ValueError(f"{name}: 16-bit integers: pass dtype=\"bfloat16\" to read them as bfloat16 bits")
+        return array.view(np.uint16), raw16
+    name_of = _NUMPY_DTYPES.get(array.dtype)
+    if name_of is None:
+        raise ValueError(f"{name}: dtype {array.dtype} is not float64, float32, float16, bfloat16, int32 or int64")
+    if name_of == "float16":
+        return array.view(np.uint16), "float16"
+    return array, name_of
+
+
+# ---------------------------------------------------------------------------------------------
+# The gate's side: the user's kernel between raw storage bits.
+
+
+def _kernel_input(bits: np.ndarray, storage: str, tensor_type: str):
+    if tensor_type == "numpy":
+        return bits.view(np.float16) if storage == "float16" else bits
+    torch = _torch()
+    if storage == "float32":
+        return torch.from_numpy(bits)
+    as_int16 = torch.from_numpy(bits.view(np.int16))
+    return as_int16.view(torch.bfloat16 if storage == "bfloat16" else torch.float16)
+
+
+def _output_bits(value, storage: str, expected_shape, name: str, kernel_name: str) -> np.ndarray:
+    if is_torch_tensor(value):
+        torch = _torch()
+        wanted = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[storage]
+        if value.dtype != wanted:
+            raise TypeError(
+                f"kernel {kernel_name}: {name} has dtype {value.dtype}, but the call's storage dtype is "
+                f"{wanted} (return the output in the dtype of the input)"
+            )
+        value = value.detach().cpu().contiguous()
+        array = value.numpy() if storage == "float32" else value.view(torch.int16).numpy().view(np.uint16)
+    else:
+        array = np.asarray(value)
+        wanted = np.dtype(np.float32 if storage == "float32" else np.float16)
+        if storage == "bfloat16" or array.dtype != wanted:
+            raise TypeError(
+                f"kernel {kernel_name}: {name} has dtype {array.dtype}, but the call's storage dtype is "
+                f"{storage} (return the output in the dtype of the input)"
+            )
+        array = array.view(np.uint16) if storage == "float16" else array
+    if tuple(array.shape) != tuple(expected_shape):
+        raise ValueError(
+            f"kernel {kernel_name}: {name} has shape {tuple(array.shape)}, expected {tuple(expected_shape)}"
+        )
+    return np.ascontiguousarray(array)
+
+
+def kernel_adapter(kernel, tensor_type: str, kernel_name: str):
+    """The callable the C++ bridge calls once per kernel call (python/python_kernel.h)."""
+
+    def adapter(q_bits, k_bits, positions, params, storage):
+        q = _kernel_input(q_bits, storage, tensor_type)
+        k = _kernel_input(k_bits, storage, tensor_type)
+        if tensor_type == "torch":
+            torch = _torch()
+            positions = torch.from_numpy(positions)
+            params = dict(params, inv_freq=torch.from_numpy(params["inv_freq"]))
+        result = kernel(q, k, positions, params)
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError(f"kernel {kernel_name}: must return (q_out, k_out), returned {type(result).__name__}")
+        return (
+            _output_bits(result[0], storage, q_bits.shape, "q_out", kernel_name),
+            _output_bits(result[1], storage, k_bits.shape, "k_out", kernel_name),
+        )
+
+    return adapter

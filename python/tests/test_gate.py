@@ -1,0 +1,151 @@
+"""ropecheck.gate on Python callables: a correct NumPy kernel passes, wrong ones fail with the
+property, counterexample, seed and replay; properties a Python kernel cannot express are listed
+as skipped; the kernel's own exception ends the gate as itself."""
+
+import time
+
+import numpy as np
+import pytest
+
+import ropecheck
+from numpy_rope import rope_numpy
+from ropecheck.testing import assert_rope_correct
+
+SKIPPED = {"in_place_equals_out_of_place", "layout_invariant", "rejects_invalid_calls"}
+
+
+def test_correct_kernel_passes_every_property_it_can_be_held_to():
+    report = assert_rope_correct(rope_numpy, dtypes=["float32", "float16"], seed=7)
+    assert report.passed and report.verdict == "pass" and report.seed == 7
+    ran = {p["name"] for p in report.properties}
+    expected = {f"{name}/{dtype}" for name in ropecheck._core.kernel_property_names()
+                for dtype in ("float32", "float16") if name not in SKIPPED}
+    assert ran == expected
+    assert all(p["cases"] > 0 for p in report.properties)
+    # Never silently dropped: each property it cannot express is listed with the reason.
+    assert {(s["property"], s["dtype"]) for s in report.skipped} == {
+        (name, dtype) for name in SKIPPED for dtype in ("float32", "float16")}
+    assert all(s["reason"] for s in report.skipped)
+    assert any(f["name"].startswith("golden/") for f in report.fixtures)
+    assert report.to_dict()["kernels"][0]["name"] == "rope_numpy"
+
+
+def sin_sign_flipped(q, k, positions, params):
+    """rotate_half with the sign convention inverted: rotates by −angle."""
+    return rope_numpy(q, k, positions, dict(params, inverse=not params["inverse"]))
+
+
+def test_wrong_kernel_fails_with_what_a_reviewer_needs():
+    report = ropecheck.gate(sin_sign_flipped, pairings=["half"])
+    assert not report.passed
+    within = [f for f in report.failures if f.check == "within_bound_of_reference/float32"]
+    assert within, report.failures
+    failure = within[0]
+    assert failure.worst_over_bound > 1 and failure.seed == ropecheck._core.default_seed()
+    assert "within_bound_of_reference" in failure.counterexample.splitlines()[-1]
+    assert "seed=" in failure.replay and "ropecheck.gate(sin_sign_flipped" in failure.replay
+    with pytest.raises(AssertionError) as raised:
+        assert_rope_correct(sin_sign_flipped, pairings=["half"])
+    message = str(raised.value)
+    for needed in ("within_bound_of_reference/float32", "worst error / derived bound", "replay:", "seed"):
+        assert needed in message
+
+
+class KernelBug(Exception):
+    pass
+
+
+def test_an_exception_in_the_kernel_ends_the_gate_as_itself():
+    calls = []
+
+    def raising(q, k, positions, params):
+        calls.append(1)
+        raise KernelBug("boom")
+
+    start = time.perf_counter()
+    with pytest.raises(KernelBug, match="boom"):
+        ropecheck.gate(raising)
+    assert len(calls) == 1  # no call after the first exception
+    assert time.perf_counter() - start < 60
+
+
+def test_bad_return_values_are_errors_naming_the_output():
+    with pytest.raises(TypeError, match=r"q_out has dtype float64"):
+        ropecheck.gate(lambda q, k, p, params: (q.astype(np.float64), k))
+    with pytest.raises(ValueError, match=r"k_out has shape"):
+        ropecheck.gate(lambda q, k, p, params: (q, k[:, :, :2]))
+    with pytest.raises(TypeError, match=r"must return \(q_out, k_out\)"):
+        ropecheck.gate(lambda q, k, p, params: q)
+
+
+def test_arguments_are_checked():
+    with pytest.raises(ValueError, match="bfloat16 needs tensor_type=\"torch\""):
+        ropecheck.gate(rope_numpy, dtypes=["bfloat16"])
+    with pytest.raises(ValueError, match="pairings: 'neox'"):
+        ropecheck.gate(rope_numpy, pairings=["neox"])
+    with pytest.raises(ValueError, match="profile: 'slow'"):
+        ropecheck.gate(rope_numpy, profile="slow")
+
+
+def test_torch_bfloat16_kernel_gets_bfloat16_tensors():
+    torch = pytest.importorskip("torch")
+    seen = set()
+
+    def rope_torch(q, k, positions, params):
+        seen.add((q.dtype, positions.dtype, params["inv_freq"].dtype))
+        qn, kn = rope_numpy(q.float().numpy(), k.float().numpy(), positions.numpy(),
+                            dict(params, inv_freq=params["inv_freq"].numpy()))
+        # float32 → bfloat16 after the float64 rotation rounded to float32: a double rounding,
+        # within the bound's half bfloat16 unit plus 2^-24 relative. The pass-through dims are
+        # copied from the input: a round trip through float32 would lose NaN payload bits
+        # (pass_through_bit_exact catches that).
+        d = params["rotary_dim"]
+        q_out, k_out = q.clone(), k.clone()
+        q_out[..., :d] = torch.from_numpy(qn[..., :d]).to(q.dtype)
+        k_out[..., :d] = torch.from_numpy(kn[..., :d]).to(k.dtype)
+        return q_out, k_out
+
+    report = ropecheck.gate(rope_torch, dtypes=["bfloat16"], tensor_type="torch")
+    assert seen == {(torch.bfloat16, torch.int64, torch.float64)}
+    assert report.passed, [str(f) for f in report.failures]
+
+
+def test_the_replay_line_reproduces_the_failure_alone(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    report = ropecheck.gate(sin_sign_flipped, pairings=["half"])
+    failure = next(f for f in report.failures if f.check == "within_bound_of_reference/float32")
+    rc_params = re.match(r'RC_PARAMS="([^"]*)"', failure.replay).group(1)
+    script = tmp_path / "replay.py"
+    script.write_text(
+        "import ropecheck, test_gate\n"
+        "r = ropecheck.gate(test_gate.sin_sign_flipped, pairings=['half'])\n"
+        "print([(p['name'], p['cases']) for p in r.properties if p['cases']])\n"
+        "print(r.failures[0].counterexample.splitlines()[-1])\n")
+    env = dict(os.environ, RC_PARAMS=rc_params)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "python"
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), str(examples), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+    ran, last_line = out.stdout.splitlines()[:2]
+    assert ran == "[('within_bound_of_reference/float32', 1)]"  # only the failing property, its one case
+    assert last_line == failure.counterexample.splitlines()[-1]
+
+
+def test_mutants_are_killed_by_the_checks_a_python_kernel_faces():
+    report = ropecheck.gate(rope_numpy, pairings=["half"], mutants=True)
+    assert report.passed, [str(f) for f in report.failures]
+    killed = {m["name"] for m in report.mutants}
+    assert all(m["killed"] and m["killed_by"] for m in report.mutants)
+    not_applicable = {m["name"]: m["reason"] for m in report.mutants_not_applicable}
+    # Every mutant is accounted for: killed, or not applicable with the reason.
+    from_cli = {"float32_angles", "pairing_swapped", "position_plus_one", "head_stride_ignored",
+                "llama3_factors_swapped", "dynamic_ntk_static_base"}
+    assert from_cli <= killed | set(not_applicable)
+    assert {"float32_angles", "pairing_swapped", "position_plus_one"} <= killed
+    assert "frequency code" in not_applicable["llama3_factors_swapped"]
+    assert "not held to" in not_applicable["head_stride_ignored"]  # only layout_invariant kills it
+    assert report.to_dict()["mutants"] == report.mutants
