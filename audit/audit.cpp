@@ -46,14 +46,13 @@ struct tolerance_rule {
     return units ? *units * unit : bounds::working_output_relative(position, theta, scale);
   }
   double floor() const { return units ? 0.0 : bounds::float32_underflow_per_output; }
-  // The oracle's error per unit of the rotated pair's norm A·‖pair‖.
-  static double oracle_coefficient() {
-    return bounds::oracle_output_bound(1.0, bounds::attention_scale_for(1));
-  }
+  // The oracle's error per unit of the rotated pair's norm A·‖pair‖ (3·2^-53): a constant,
+  // written out so that no loop evaluates attention_scale_for (32 hypot calls) to get it.
+  static constexpr double oracle_coefficient = bounds::double_tier_pair_error_bound;
   // `scaled_norm` = A·‖pair‖ of the input pair.
   double allowed(double coefficient, double scaled_norm, double stored) const {
     return (coefficient * scaled_norm + floor()) + bounds::store_half_spacing(judged, stored) +
-           oracle_coefficient() * scaled_norm;
+           oracle_coefficient * scaled_norm;
   }
   double allowed(double pair_norm, std::int64_t position, double theta, double stored) const {
     return allowed(coefficient(position, theta), scale.factor * pair_norm, stored);
@@ -142,7 +141,7 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     const double err_b = kept_or_zero(finite_b, std::fabs(yb - rb));
     // tolerance_rule::allowed, term for term, with the pair's shared part computed once.
     const double shared = coefficient[j] * scaled_norm + k.floor;
-    const double oracle = tolerance_rule::oracle_coefficient() * scaled_norm;
+    const double oracle = tolerance_rule::oracle_coefficient * scaled_norm;
     const double allowed_a = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_a, ya))) + oracle;
     const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
     // & rather than &&: every comparison is evaluated, so none needs a branch.
