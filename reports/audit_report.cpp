@@ -115,7 +115,21 @@ json to_json(const audit_report& r) {
   json by_position = json::array(), by_frequency = json::array(), diagnosis = json::array();
   for (const auto& b : r.by_position) by_position.push_back(bucket_json(b));
   for (const auto& b : r.by_frequency) by_frequency.push_back(bucket_json(b));
-  for (const auto& f : r.diagnosis) diagnosis.push_back({{"code", f.code}, {"message", f.message}});
+  for (const auto& f : r.diagnosis)
+    diagnosis.push_back({{"code", f.code}, {"message", f.message}, {"share", f.share}, {"evidence", f.evidence}});
+  json attribution = json::array();
+  for (const auto& a : r.attribution) attribution.push_back({{"stage", a.stage}, {"share", a.share}, {"units", a.units}});
+  const recipe_fit& rf = r.recipe;
+  const json recipe = rf.fitted ? json{{"positions", rf.positions},
+                                       {"inverse_frequencies", rf.inverse_frequencies},
+                                       {"angle", rf.angle},
+                                       {"trig", rf.trig},
+                                       {"trig_cache", rf.trig_cache},
+                                       {"arithmetic", rf.arithmetic},
+                                       {"output", rf.output},
+                                       {"bit_exact", rf.bit_exact},
+                                       {"residual_units", rf.residual_units}}
+                                : json(nullptr);
   return {{"report", "audit"},
           {"schema_version", 1},
           {"tool_version", r.tool_version},
@@ -139,7 +153,9 @@ json to_json(const audit_report& r) {
           {"by_position", by_position},
           {"by_frequency", by_frequency},
           {"by_frequency_and_position", r.by_frequency_and_position},
-          {"diagnosis", diagnosis}};
+          {"diagnosis", diagnosis},
+          {"recipe", recipe},
+          {"attribution", attribution}};
 }
 
 audit_report audit_report_from_json(const json& j) {
@@ -183,7 +199,31 @@ audit_report audit_report_from_json(const json& j) {
   const auto d = field<json>(j, "diagnosis", at);
   for (std::size_t i = 0; i < d.size(); ++i) {
     const std::string where = fmt::format("diagnosis[{}]", i);
-    r.diagnosis.push_back({field<std::string>(d[i], "code", where), field<std::string>(d[i], "message", where)});
+    // share and evidence, recipe and attribution came with issue 15: older reports lack them.
+    finding f{field<std::string>(d[i], "code", where), field<std::string>(d[i], "message", where), 0, ""};
+    if (d[i].contains("share")) f.share = field<double>(d[i], "share", where);
+    if (d[i].contains("evidence")) f.evidence = field<std::string>(d[i], "evidence", where);
+    r.diagnosis.push_back(std::move(f));
+  }
+  const auto rj = j.contains("recipe") ? field<json>(j, "recipe", at) : json(nullptr);
+  if (!rj.is_null()) {
+    recipe_fit& rf = r.recipe;
+    rf.fitted = true;
+    rf.positions = field<std::string>(rj, "positions", "recipe");
+    rf.inverse_frequencies = field<std::string>(rj, "inverse_frequencies", "recipe");
+    rf.angle = field<std::string>(rj, "angle", "recipe");
+    rf.trig = field<std::string>(rj, "trig", "recipe");
+    rf.trig_cache = field<std::string>(rj, "trig_cache", "recipe");
+    rf.arithmetic = field<std::string>(rj, "arithmetic", "recipe");
+    rf.output = field<std::string>(rj, "output", "recipe");
+    rf.bit_exact = field<double>(rj, "bit_exact", "recipe");
+    rf.residual_units = field<double>(rj, "residual_units", "recipe");
+  }
+  const auto aj = j.contains("attribution") ? field<json>(j, "attribution", at) : json::array();
+  for (std::size_t i = 0; i < aj.size(); ++i) {
+    const std::string where = fmt::format("attribution[{}]", i);
+    r.attribution.push_back({field<std::string>(aj[i], "stage", where), field<double>(aj[i], "share", where),
+                             field<double>(aj[i], "units", where)});
   }
   return r;
 }
@@ -209,7 +249,22 @@ std::string render_terminal(const audit_report& r) {
     out += fmt::format("  {:<20}  {:>12}\n", b.label, units(b.max_units));
   out += "\ndiagnosis:\n";
   if (r.diagnosis.empty()) out += "  none (within tolerance)\n";
-  for (const auto& f : r.diagnosis) out += fmt::format("  [{}] {}\n", f.code, f.message);
+  for (const auto& f : r.diagnosis) {
+    out += f.share > 0 ? fmt::format("  [{}] ({:.0f}% of the error) {}\n", f.code, 100 * f.share, f.message)
+                       : fmt::format("  [{}] {}\n", f.code, f.message);
+    if (!f.evidence.empty()) out += fmt::format("      evidence: {}\n", f.evidence);
+  }
+  if (r.recipe.fitted) {
+    const recipe_fit& rf = r.recipe;
+    out += fmt::format("\nrecipe that reproduces Y best ({:.1f}% of sampled outputs bit for bit, residual {} "
+                       "units):\n  positions {}, inverse frequencies {}, angle {}, cos/sin in {} kept in {}, "
+                       "arithmetic {}, output {}\n",
+                       100 * rf.bit_exact, units(rf.residual_units), rf.positions, rf.inverse_frequencies,
+                       rf.angle, rf.trig, rf.trig_cache, rf.arithmetic, rf.output);
+    out += "  attribution:";
+    for (const auto& a : r.attribution) out += fmt::format(" {} {:.0f}%", a.stage, 100 * a.share);
+    out += "\n";
+  }
   return out;
 }
 
@@ -248,8 +303,31 @@ std::string render_junit(const audit_report& r) {
 std::string render_html(const audit_report& r) {
   std::string findings;
   for (const auto& f : r.diagnosis)
-    findings += fmt::format("<li><code>{}</code>: {}</li>\n", xml_escape(f.code), xml_escape(f.message));
+    findings += fmt::format("<li><code>{}</code>{}: {}{}</li>\n", xml_escape(f.code),
+                            f.share > 0 ? fmt::format(" ({:.0f}% of the error)", 100 * f.share) : "",
+                            xml_escape(f.message),
+                            f.evidence.empty() ? "" : "<br><small>evidence: " + xml_escape(f.evidence) + "</small>");
   if (findings.empty()) findings = "<li>none: the output is within tolerance</li>\n";
+  // The recipe found and the attribution, one bar per stage (its share of the error).
+  std::string recipe;
+  if (r.recipe.fitted) {
+    const recipe_fit& rf = r.recipe;
+    recipe = fmt::format(
+        "<h2>Recipe</h2>\n<p>The rounding pipeline that reproduces Y best ({:.1f}% of sampled outputs bit for bit, "
+        "residual {} × 2<sup>-24</sup>): positions {}, inverse frequencies {}, angle {}, cos/sin computed in {} "
+        "and kept in {}, arithmetic {}, one rounding to {}.</p>\n<table><tr><th>stage</th><th>share of the error"
+        "</th><th>units of 2<sup>-24</sup></th></tr>\n",
+        100 * rf.bit_exact, units(rf.residual_units), xml_escape(rf.positions), xml_escape(rf.inverse_frequencies),
+        xml_escape(rf.angle), xml_escape(rf.trig), xml_escape(rf.trig_cache), xml_escape(rf.arithmetic),
+        xml_escape(rf.output));
+    for (const auto& a : r.attribution)
+      recipe += fmt::format(
+          "<tr><td>{}</td><td style=\"text-align:left\"><svg width=\"204\" height=\"12\"><rect width=\"{:.0f}\" "
+          "height=\"12\" fill=\"#47a\"/></svg> {:.0f}%</td><td>{}</td></tr>\n",
+          xml_escape(a.stage), 200 * a.share, 100 * a.share, units(a.units));
+    recipe += "</table>\n";
+  }
+
   std::string rows;
   for (const auto& b : r.by_position)
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", xml_escape(b.label), b.outputs, units(b.max_units));
@@ -258,16 +336,16 @@ std::string render_html(const audit_report& r) {
       "<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}"
       "td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}.fail{{color:#b00}}.pass{{color:#070}}"
       "</style></head>\n<body>\n<h1>ropecheck audit: <span class=\"{0}\">{0}</span></h1>\n"
-      "<p><code>{1}</code> ({2}) against the 256-bit reference; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
+      "<p><code>{1}</code> ({2}) against the reference's double tier; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
       "<p>Max pair error {4} × 2<sup>-24</sup> ({5:.3e}); {6} of {7} outputs beyond tolerance; "
-      "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n"
+      "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n{16}"
       "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n"
       "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n"
       "</body></html>\n",
       verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), units(r.tolerance_units),
       units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
       r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
-      error_versus_position_svg(r), heatmap_svg(r), rows);
+      error_versus_position_svg(r), heatmap_svg(r), rows, recipe);
 }
 
 void write_report_files(const audit_report& report, const report_paths& paths) {
