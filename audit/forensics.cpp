@@ -142,7 +142,7 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
   fit.fitted = true;
   fit.positions = best.positions == dtype::float64 ? "exact" : std::string(to_string(best.positions));
   fit.inverse_frequencies = frequencies_name(best);
-  fit.angle = std::string(to_string(best.angle));
+  fit.angle = angle_name(best);
   fit.trig = std::string(to_string(best.trig));
   fit.trig_cache = std::string(to_string(best.cache));
   fit.arithmetic = arithmetic_name(best);

@@ -52,9 +52,10 @@ std::vector<std::int64_t> decode_block() {
 
 // X standard normal, representable in `x_type`; Y = `recipe` on every pair, half-split.
 reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std::int64_t>& positions,
-                               dtype x_type, dtype out, int head_dim = 64, int rotary_dim = 64) {
+                               dtype x_type, dtype out, int head_dim = 64, int rotary_dim = 64,
+                               pairing pair = pairing::half_split) {
   audit_input in;
-  in.spec = rope_spec{head_dim, rotary_dim, base, pairing::half_split, "test"};
+  in.spec = rope_spec{head_dim, rotary_dim, base, pair, "test"};
   const auto rows = static_cast<std::int64_t>(positions.size());
   std::vector<double> x(static_cast<std::size_t>(rows * heads * head_dim)), y(x.size());
   std::mt19937_64 rng(15);
@@ -66,9 +67,12 @@ reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std:
       for (int c = rotary_dim; c < head_dim; ++c) y[o + c] = x[o + c];
       for (int j = 0; j < rotary_dim / 2; ++j) {
         const long double theta = std::pow(static_cast<long double>(base), -2.0L * j / rotary_dim);
-        const auto [ya, yb] = recipe(positions[r], j, theta, x[o + j], x[o + j + rotary_dim / 2]);
-        y[o + j] = to_output(out, ya);
-        y[o + j + rotary_dim / 2] = to_output(out, yb);
+        // The pair's two coordinates, as the pairing forms them (written out, not pair_of).
+        const std::size_t a = o + (pair == pairing::adjacent ? 2 * j : j);
+        const std::size_t b = o + (pair == pairing::adjacent ? 2 * j + 1 : j + rotary_dim / 2);
+        const auto [ya, yb] = recipe(positions[r], j, theta, x[a], x[b]);
+        y[a] = to_output(out, ya);
+        y[b] = to_output(out, yb);
       }
     }
   const std::vector<std::int64_t> shape = {rows, heads, head_dim};
@@ -158,6 +162,38 @@ const pair_recipe hugging_face_float32 = [](std::int64_t m, int j, long double, 
   return std::pair<double, double>{pa - pb, qa + qb};
 };
 
+// Meta's llama reference: freqs_cis = polar(1, outer(arange(end).float(), inv_freq)) — inv_freq
+// and the angle in float32, cos/sin of it in float32 (complex64) — then (x_a + i·x_b)·freqs_cis
+// in float32 without FMA, cast to the output type (type_as). Adjacent pairs (view_as_complex).
+const pair_recipe meta_polar = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float inv_freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * j) / 64.0f);
+  const float phi = static_cast<float>(m) * inv_freq;
+  const float c = std::cos(phi), s = std::sin(phi), fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+  const float ac = fa * c, bs = fb * s, as = fa * s, bc = fb * c;
+  return std::pair<double, double>{ac - bs, as + bc};
+};
+
+// ggml (float16 tensors, computed in float): θ_scale = powf(base, −2/d) and the angle itself
+// carried by repeated products, theta = p, then theta *= θ_scale per pair; cosf/sinf.
+const pair_recipe ggml_repeated = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float scale = std::pow(static_cast<float>(base), -2.0f / 64.0f);
+  float theta = static_cast<float>(m);
+  for (int i = 0; i < j; ++i) theta *= scale;
+  const float c = std::cos(theta), s = std::sin(theta), fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+  const float p0 = fa * c, p1 = fb * s, p2 = fa * s, p3 = fb * c;
+  return std::pair<double, double>{p0 - p1, p2 + p3};
+};
+
+// Hugging Face in float16: inv_freq, the angle and cos/sin in float32, the cache cast to
+// float16 (cos.to(dtype)), then q·cos + rotate_half(q)·sin with float16 products and sums.
+const pair_recipe hugging_face_float16 = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float inv_freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * j) / 64.0f);
+  const float phi = static_cast<float>(m) * inv_freq;
+  const double c = to16(dtype::float16, std::cos(phi)), s = to16(dtype::float16, std::sin(phi));
+  const auto h = [](double v) { return to16(dtype::float16, static_cast<float>(v)); };
+  return std::pair<double, double>{h(h(xa * c) + h(-xb * s)), h(h(xb * c) + h(xa * s))};
+};
+
 std::string attribution_text(const reports::audit_report& r) {
   std::string s = "recipe: positions " + r.recipe.positions + ", " + r.recipe.inverse_frequencies + ", angle " +
                   r.recipe.angle + ", trig " + r.recipe.trig + " → " + r.recipe.trig_cache + ", " + r.recipe.arithmetic +
@@ -204,6 +240,40 @@ TEST(Forensics, HuggingFaceFloat32IsReproducedBitForBit) {
   EXPECT_TRUE((first == "angle_precision" && second == "low_precision_inverse_frequencies") ||
               (second == "angle_precision" && first == "low_precision_inverse_frequencies"))
       << codes(r) << attribution_text(r);
+}
+
+// The dumps the slope detector left unexplained (issue 15), rebuilt from each recipe.
+TEST(Forensics, MetaPolarFloat16To131071NamesTheFloat32Angle) {
+  std::vector<std::int64_t> positions = spread();
+  while (positions.back() > 131071) positions.pop_back();
+  positions.push_back(131071);
+  const auto r = audit_of(meta_polar, positions, dtype::float16, dtype::float16, 64, 64, pairing::adjacent);
+  ASSERT_FALSE(r.passed);
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r) << attribution_text(r);
+  const std::string first = r.diagnosis[0].code, second = r.diagnosis[1].code;
+  EXPECT_TRUE(first == "angle_precision" || second == "angle_precision") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.angle, "float32") << attribution_text(r);
+}
+
+TEST(Forensics, GgmlFloat16ToTwoToTheTwentyNamesTheAngle) {
+  const auto r = audit_of(ggml_repeated, spread(), dtype::float16, dtype::float16, 64, 64, pairing::adjacent);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  const std::string first = r.diagnosis[0].code;
+  EXPECT_EQ(first, "angle_precision") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.angle, "float32_repeated_product") << attribution_text(r);
+}
+
+TEST(Forensics, HuggingFaceFloat16To511NamesTheCacheAndTheArithmetic) {
+  const auto r = audit_of(hugging_face_float16, dense(512), dtype::float16, dtype::float16);
+  ASSERT_FALSE(r.passed);
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r) << attribution_text(r);
+  const std::string first = r.diagnosis[0].code, second = r.diagnosis[1].code;
+  EXPECT_TRUE((first == "low_precision_arithmetic" && second == "low_precision_trig_cache") ||
+              (first == "low_precision_trig_cache" && second == "low_precision_arithmetic"))
+      << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.trig_cache, "float16") << attribution_text(r);
+  EXPECT_EQ(r.recipe.arithmetic, "float16") << attribution_text(r);
 }
 
 TEST(Forensics, Float16PositionsAreNamed) {

@@ -32,6 +32,10 @@ std::string frequencies_name(const recipe& r) {
          std::string(to_string(r.frequencies));
 }
 
+std::string angle_name(const recipe& r) {
+  return r.angle_by_repeated_product ? "float32_repeated_product" : std::string(to_string(r.angle));
+}
+
 std::string arithmetic_name(const recipe& r) {
   if (r.arithmetic == dtype::float32) return r.fma ? "float32_fma" : "float32";
   return std::string(to_string(r.arithmetic));
@@ -85,16 +89,20 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
                                 std::span<double> y) const {
   const int d = spec_.rotary_dim;
   const double a = tier_.attention_factor();
-  const bool exact_trig = r.positions == dtype::float64 && r.frequencies == dtype::float64 &&
+  const bool exact_trig = !r.angle_by_repeated_product && r.positions == dtype::float64 && r.frequencies == dtype::float64 &&
                           r.method == frequency_method::pow && r.angle == dtype::float64 && r.trig == dtype::float64;
   const double p = round_to(r.positions, static_cast<double>(m));
-  for (int j = 0; j < d / 2; ++j) {
+  // ggml's angle: the position times base^(−2/d) once per pair, each product rounded to float32.
+  const float step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d));
+  float running = static_cast<float>(p);
+  for (int j = 0; j < d / 2; ++j, running *= step) {
     double c = 0, s = 0;
     if (exact_trig) {
       c = tier_.cos_at(m, j);
       s = tier_.sin_at(m, j);
     } else {
-      const double phi = r.angle == dtype::float64
+      const double phi = r.angle_by_repeated_product ? running
+                         : r.angle == dtype::float64
                              ? p * theta_[j]
                              : static_cast<double>(static_cast<float>(p) * static_cast<float>(theta_[j]));
       // float32 evaluation (cosf) needs a float32 angle; of a float64 angle it is taken as the

@@ -24,6 +24,7 @@ struct recipe {
   frequency_method method = frequency_method::pow;
   dtype frequencies = dtype::float64;        // the type θ_j is computed and kept in
   dtype angle = dtype::float64;              // m·θ_j rounded to float64 or float32
+  bool angle_by_repeated_product = false;    // ggml: φ_0 = m, φ_j = φ_{j−1}·base^(−2/d) in float32
   dtype trig = dtype::float64;               // cos/sin evaluated in float64 or float32
   dtype cache = dtype::float32;              // cos/sin kept in float64, float32, float16, bfloat16
   dtype arithmetic = dtype::float32;         // the rotation's products and sums
@@ -41,6 +42,7 @@ recipe correct_kernel_recipe(dtype output);
 
 std::string frequencies_name(const recipe& r);  // "pow float64", "repeated_product float32"
 std::string arithmetic_name(const recipe& r);   // "float32_fma", "float32", "bfloat16", …
+std::string angle_name(const recipe& r);        // "float64", "float32", "float32_repeated_product"
 
 // The pieces of the audit's spec and sample a simulation needs.
 class recipe_simulator {

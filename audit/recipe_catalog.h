@@ -47,10 +47,15 @@ inline const std::vector<recipe_stage>& recipe_stages() {
        [](const recipe& a, const recipe& b) { return a.method == b.method && a.frequencies == b.frequencies; },
        [](recipe& to, const recipe& from) { to.method = from.method, to.frequencies = from.frequencies; }},
       {"angle", "angle_precision", "the angle m·θ_j rounded to float32 before cos/sin",
-       {{"float64", [](recipe& r) { r.angle = dtype::float64; }},
-        {"float32", [](recipe& r) { r.angle = dtype::float32; }}},
-       [](const recipe& a, const recipe& b) { return a.angle == b.angle; },
-       [](recipe& to, const recipe& from) { to.angle = from.angle; }},
+       {{"float64", [](recipe& r) { r.angle = dtype::float64, r.angle_by_repeated_product = false; }},
+        {"float32", [](recipe& r) { r.angle = dtype::float32, r.angle_by_repeated_product = false; }},
+        {"float32_repeated_product", [](recipe& r) { r.angle = dtype::float32, r.angle_by_repeated_product = true; }}},
+       [](const recipe& a, const recipe& b) {
+         return a.angle == b.angle && a.angle_by_repeated_product == b.angle_by_repeated_product;
+       },
+       [](recipe& to, const recipe& from) {
+         to.angle = from.angle, to.angle_by_repeated_product = from.angle_by_repeated_product;
+       }},
       // Where cos/sin are evaluated and what they are kept in: one stage, the trig cache.
       {"trig_cache", "low_precision_trig_cache", "cos/sin evaluated or kept in low precision",
        {{"float64 → float64", [](recipe& r) { r.trig = dtype::float64, r.cache = dtype::float64; }},
