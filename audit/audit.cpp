@@ -16,8 +16,9 @@ reports::audit_report run_audit(const audit_input& input,
   r.positions = input.positions_file;
   r.y = input.y_file;
   const reference::double_tier tier(input.spec, input.positions);
-  judge_every_output(input, tier, r, progress);
-  diagnose(input, tier, r);
+  sample_collector sampled(static_cast<std::int64_t>(input.positions.size()), input.heads);
+  judge_every_output(input, tier, r, sampled, progress);
+  diagnose(input, tier, sampled.result, r);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "audit/detector_catalog.h"
+#include "reference/double_tier.h"
 #include "spec/pair_index.h"
 
 namespace ropecheck::audit {

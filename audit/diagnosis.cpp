@@ -44,7 +44,8 @@ void diagnose_context(const audit_input& in, std::vector<reports::finding>& out)
 
 }  // namespace
 
-void diagnose(const audit_input& in, const reference::double_tier& tier, reports::audit_report& r) {
+void diagnose(const audit_input& in, const reference::double_tier& tier, const sample& sampled,
+              reports::audit_report& r) {
   std::vector<reports::finding> causes, data;
   if (r.non_finite > 0)
     data.push_back({"non_finite", fmt::format("{} non-finite values (NaN or infinity) in the input or output",
@@ -58,7 +59,6 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, reports
                     0, ""});
   diagnose_context(in, data);
 
-  const sample sampled = take_sample(in, tier);
   diagnosis_context c{in, sampled,
                       tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},
                       std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end())};

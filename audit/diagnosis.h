@@ -7,12 +7,14 @@
 #pragma once
 
 #include "audit/audit.h"
+#include "audit/sample.h"
 #include "reference/double_tier.h"
 #include "reports/audit_report.h"
 
 namespace ropecheck::audit {
 
 // `tier` is the audit's double tier (every position of the dump).
-void diagnose(const audit_input& in, const reference::double_tier& tier, reports::audit_report& r);
+void diagnose(const audit_input& in, const reference::double_tier& tier, const sample& sampled,
+              reports::audit_report& r);
 
 }  // namespace ropecheck::audit

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "audit/diagnosis_context.h"
+#include "reference/double_tier.h"
 #include "reports/audit_report.h"
 
 namespace ropecheck::audit {

@@ -31,7 +31,8 @@ class judging_loop {
         theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
         profile_(rotary_ / 2) {}
 
-  void run(reports::audit_report& r, const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  void run(reports::audit_report& r, sample_collector& sampled,
+           const std::function<void(std::int64_t, std::int64_t)>& progress) {
     const int pairs = rotary_ / 2;
     const std::int64_t report_every = std::max<std::int64_t>(rows_ / 100, 1);
     const auto judge = vector_judge();
@@ -64,6 +65,7 @@ class judging_loop {
       }
       std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);
       rs.vectors = 0;
+      const bool sampled_row = sampled.wants_row(row);
       const std::int64_t first = row * row_elements;
       to_float64(in_.x, first, x_row, in_.x_file);
       to_float64(in_.y, first, y_row, in_.y_file);
@@ -81,7 +83,10 @@ class judging_loop {
           if (!same_value(y[c], x[c])) ++r.passthrough_modified;
         }
         (this->*judge)(rs, h, x, y, ref, r);
+        if (sampled_row && sampled.wants_head(h)) [[unlikely]]
+          sampled.take(row, m, x, y, ref);
       }
+      if (sampled_row) sampled.row_done(row, m);
       profile_.fold_row(m, rs.max_rel, rs.vectors);
     }
     if (progress) progress(rows_, rows_);
@@ -176,8 +181,8 @@ class judging_loop {
 }  // namespace
 
 void judge_every_output(const audit_input& in, const reference::double_tier& tier, reports::audit_report& r,
-                        const std::function<void(std::int64_t, std::int64_t)>& progress) {
-  judging_loop(in, tier).run(r, progress);
+                        sample_collector& sampled, const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  judging_loop(in, tier).run(r, sampled, progress);
 }
 
 }  // namespace ropecheck::audit

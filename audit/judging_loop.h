@@ -7,12 +7,14 @@
 #include <functional>
 
 #include "audit/audit.h"
+#include "audit/sample.h"
 #include "reference/double_tier.h"
 #include "reports/audit_report.h"
 
 namespace ropecheck::audit {
 
+// Also keeps the diagnosis sample (sample.h) as it passes the sampled rows.
 void judge_every_output(const audit_input& in, const reference::double_tier& tier, reports::audit_report& r,
-                        const std::function<void(std::int64_t, std::int64_t)>& progress);
+                        sample_collector& sampled, const std::function<void(std::int64_t, std::int64_t)>& progress);
 
 }  // namespace ropecheck::audit

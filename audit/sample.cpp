@@ -2,31 +2,30 @@
 #include "audit/sample.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ropecheck::audit {
 
-sample take_sample(const audit_input& in, const reference::double_tier& tier) {
-  sample s;
-  const auto rows = static_cast<std::int64_t>(in.positions.size());
-  const std::int64_t row_count = std::min<std::int64_t>(rows, 64);
-  const std::int64_t head_count = std::min<std::int64_t>(in.heads, 4);
-  for (std::int64_t i = 0; i < row_count; ++i) s.positions.push_back(in.positions[i * rows / row_count]);
-  const int d = in.spec.head_dim;
-  for (std::int64_t i = 0; i < row_count; ++i) {
-    const std::int64_t row = i * rows / row_count;
-    for (std::int64_t k = 0; k < head_count; ++k) {
-      const std::int64_t h = k * in.heads / head_count;
-      sampled_vector v{row, in.positions[row], std::vector<double>(d), std::vector<double>(d), std::vector<double>(d)};
-      const std::int64_t first = (row * in.heads + h) * d;
-      to_float64(in.x, first, v.x, in.x_file);
-      to_float64(in.y, first, v.y, in.y_file);
-      if (std::any_of(v.x.begin(), v.x.end(), [](double e) { return !std::isfinite(e); })) continue;
-      tier.rotate(v.x, v.position, v.ref);
-      s.vectors.push_back(std::move(v));
-    }
+sample_collector::sample_collector(std::int64_t rows, std::int64_t heads)
+    : rows_(rows), heads_(heads), row_count_(std::min<std::int64_t>(rows, 64)),
+      head_count_(std::min<std::int64_t>(heads, 4)) {}
+
+bool sample_collector::wants_head(std::int64_t head) const {
+  // Heads k·heads/head_count: the one whose index that formula gives for some k.
+  const std::int64_t k = (head * head_count_ + heads_ - 1) / heads_;
+  return k < head_count_ && k * heads_ / head_count_ == head;
+}
+
+void sample_collector::take(std::int64_t row, std::int64_t position, std::span<const double> x,
+                            std::span<const double> y, std::span<const double> ref) {
+  result.vectors.push_back({row, position, {x.begin(), x.end()}, {y.begin(), y.end()}, {ref.begin(), ref.end()}});
+}
+
+void sample_collector::row_done(std::int64_t row, std::int64_t position) {
+  // Several sample slots can fall on one row of a short dump: the row counts once per slot.
+  while (next_ < row_count_ && row_of(next_) == row) {
+    result.positions.push_back(position);
+    ++next_;
   }
-  return s;
 }
 
 }  // namespace ropecheck::audit
