@@ -9,14 +9,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
-#include <stdexcept>
 
 #include "audit/audit.h"
+#include "io/io_error.h"
 #include "spec/pair_index.h"
 #include "spec/spec_reader.h"
 
@@ -60,7 +61,10 @@ identification identify(const identify_input& in) {
         vectors.push_back(std::move(v));
     }
   }
-  if (vectors.empty()) throw std::invalid_argument(fmt::format("{}: no finite head vector to identify from", in.y_file));
+  // Bad data, not a bug: io_error (exit 2), one line naming the file and what is wrong.
+  if (vectors.empty())
+    throw io_error(in.y_file, "values", "has no head vector where X and Y are both finite", "all",
+                   "nothing to identify from");
 
   // Pass-through dims: the tail where Y is X bit for bit in every sampled vector.
   int rotary = d;
@@ -70,7 +74,8 @@ identification identify(const identify_input& in) {
     --rotary;
   rotary += rotary % 2;
   if (rotary == 0)
-    throw std::invalid_argument(fmt::format("{}: Y equals X everywhere (every position 0?): nothing is rotated", in.y_file));
+    throw io_error(in.y_file, "values", "equal X bit for bit in every dim", "Y == X",
+                   "nothing is rotated: is every position 0?");
   id.rotary_dim = rotary;
   {
     std::int64_t moved = 0, nonzero = 0;
@@ -128,7 +133,8 @@ identification identify(const identify_input& in) {
     phi.push_back(std::move(angles));
   }
   if (m.size() < 2)
-    throw std::invalid_argument(fmt::format("{}: one distinct position: the frequencies cannot be told apart", in.positions_file));
+    throw io_error(in.positions_file, "values", "hold one distinct position", std::to_string(m.front()),
+                   "the frequencies cannot be told apart: give at least two positions");
   std::size_t ref = 0;
   for (std::size_t i = 1; i + 1 < m.size(); ++i)
     if (m[i + 1] - m[i] < m[ref + 1] - m[ref]) ref = i;
