@@ -1,9 +1,11 @@
-// audit: how accurate a third-party RoPE output is, from the tensors it produced. Every output
-// is compared with the double tier (reference/double_tier.h: cos/sin at 266 bits once per
-// distinct (position, frequency), rotation in double), and the error is explained by findings
-// that the data support — each one tested by recomputing the reference the way the suspected
-// bug would have (other pairing, shifted positions, a scale factor, cos/sin rounded to 16 bits)
-// or by the shape of the error profile (growth in proportion to position).
+// audit: how accurate a third-party RoPE output is, from the tensors it produced, and why.
+// Every output is compared with the double tier (reference/double_tier.h: cos/sin at 266 bits
+// once per distinct (position, frequency), rotation in double) by the judging loop
+// (judging_loop.h); the diagnosis (diagnosis.h) then recomputes a sample the way known bugs
+// would (detector_catalog.h) and under every recipe of roundings (recipe.h, recipe_catalog.h),
+// names the recipe that reproduces Y and attributes the error to its stages (forensics.h).
+// run_audit is the in-process entry point (the CLI, the benchmarks and bindings call it); it
+// parses nothing and prints nothing.
 #pragma once
 
 #include <cstdint>

@@ -76,7 +76,7 @@ std::vector<audit_throughput_row> run_audit_throughput(const audit_throughput_op
 
   benchmark::ClearRegisteredBenchmarks();
   auto configure = [&](benchmark::internal::Benchmark* b) {
-    b->UseRealTime()
+    b->MeasureProcessCPUTime()
         ->MinTime(options.min_seconds)
         ->Repetitions(options.repetitions)
         ->Unit(benchmark::kMillisecond);

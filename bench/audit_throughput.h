@@ -3,7 +3,10 @@
 // the double tier's table, every output against it, the profiles) runs on an in-memory dump
 // X, Y = [tokens, 32 heads, 128] float32, base 5e5, positions 0 … tokens − 1, Y from the
 // cache_simd kernel, so it passes. Both rates count the dump's bytes once: |X| + |Y| judged per
-// second, and |X| + |Y| copied per second (each byte read once and written once).
+// second, and |X| + |Y| copied per second (each byte read once and written once). Seconds are
+// the process's CPU seconds (every thread's, as Google Benchmark's MeasureProcessCPUTime
+// counts them), not wall time: on a shared machine other load stretches wall time but barely
+// CPU time, and a rate per CPU-second is a rate on one core.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +23,13 @@ struct audit_throughput_options {
   int repetitions = 3;              // rows keep the best repetition (audit and memcpy alike)
   std::vector<std::int64_t> sizes;  // X + Y bytes; empty: 64 MiB, 256 MiB (and 1 GiB with all)
   bool console = true;              // print Google Benchmark's console report as it runs
+  double min_ratio = 0;             // --min-ratio=R: exit 1 if a row's ratio is below R (ctest)
 };
 
 struct audit_throughput_row {
   std::int64_t bytes = 0;    // |X| + |Y|
-  double gbps = 0;           // bytes / audit seconds / 1e9
-  double memcpy_gbps = 0;    // bytes / memcpy seconds / 1e9, same run
+  double gbps = 0;           // bytes / audit CPU seconds / 1e9
+  double memcpy_gbps = 0;    // bytes / memcpy CPU seconds / 1e9, same run
   double ratio = 0;          // gbps / memcpy_gbps
 };
 

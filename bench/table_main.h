@@ -1,7 +1,8 @@
 // table_main: the shared main() of the Google Benchmark table programs (ropecheck_benchmarks,
 // ropecheck_audit_benchmarks): strips --all, --json and --repetitions=N (plus what the program's
 // own `extra` accepts) before Google Benchmark sees the command line, runs the table, and
-// prints its rows as text or JSON.
+// prints its rows as text or JSON; a table whose options carry `min_ratio` exits 1 when a row's
+// ratio is below it.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -45,6 +46,19 @@ int run_table_main(int argc, char** argv, Options options, Run run, Json json_of
     std::printf("\n%s", text_of(rows).c_str());
   }
   benchmark::Shutdown();
+  // A table with a floor (options.min_ratio, e.g. the audit's ctest smoke guard) fails below it.
+  if constexpr (requires { options.min_ratio; }) {
+    if (rows.empty() && options.min_ratio > 0) {
+      std::fprintf(stderr, "no row was measured, so --min-ratio could not be checked\n");
+      return 1;
+    }
+    for (const auto& row : rows)
+      if (row.ratio < options.min_ratio) {
+        std::fprintf(stderr, "ratio %.4f at %lld bytes is below --min-ratio %.4f\n", row.ratio,
+                     static_cast<long long>(row.bytes), options.min_ratio);
+        return 1;
+      }
+  }
   return 0;
 }
 

@@ -266,6 +266,26 @@ TEST_F(Audit, PositionsOutsideTheContextAreAFindingNotAFailure) {
   EXPECT_TRUE(dynamic["diagnosis"].empty()) << dynamic["diagnosis"].dump();
 }
 
+// identify end to end: the spec it writes is one audit reads unchanged and passes.
+TEST_F(Audit, IdentifyWritesASpecTheAuditAccepts) {
+  write_text("adjacent.json", R"({"head_dim": 128, "rotary_dim": 96, "rope_theta": 500000.0, "pairing": "adjacent"})");
+  ASSERT_EQ(run("reference --spec " + path("adjacent.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy") +
+                " --out " + path("y.npy") + " --out-dtype float32").exit_code, 0);
+  const auto r = run("identify --x " + path("x.npy") + " --pos " + path("pos.npy") + " --y " + path("y.npy") +
+                     " --spec-out " + path("found.json") + " --json " + path("id.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto spec = nlohmann::json::parse(file_text(path("found.json")));
+  EXPECT_EQ(spec["pairing"], "adjacent");
+  EXPECT_EQ(spec["rotary_dim"], 96);
+  EXPECT_NEAR(spec["rope_theta"].get<double>() / 500000.0, 1, 1e-6);
+  const auto report = nlohmann::json::parse(file_text(path("id.json")));
+  EXPECT_EQ(report["offset"]["value"], 0);
+  const auto audit = run("audit --spec " + path("found.json") + " --x " + path("x.npy") + " --pos " +
+                         path("pos.npy") + " --y " + path("y.npy"));
+  EXPECT_EQ(audit.exit_code, 0) << audit.output;
+  EXPECT_EQ(run("identify --x " + path("x.npy") + " --pos " + path("pos.npy") + " --y " + path("missing.npy")).exit_code, 2);
+}
+
 TEST_F(Audit, BadInputIsExitTwo) {
   write_npy(path("short.npy"), from_float64(std::vector<double>(head_dim * heads, 0.0), {1, heads, head_dim}, dtype::float32));
   auto r = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +

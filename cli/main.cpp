@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   int exit_status = exit_pass;
   add_gate_command(app, exit_status);
   add_audit_command(app, exit_status);
+  add_identify_command(app, exit_status);
   add_report_command(app, exit_status);
   add_reference_command(app, exit_status);
   add_apply_command(app, exit_status);

@@ -60,16 +60,44 @@ std::string error_versus_position_svg(const audit_report& r) {
                      "stroke-dasharray=\"6 4\"/><text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" "
                      "text-anchor=\"end\" fill=\"#c00\">tolerance</text>\n",
                      left, width - right, y_of(r.tolerance_units), y_of(r.tolerance_units) - 4);
+  // The line joins measured buckets only: it breaks at a bucket whose error is exactly 0 (drawn
+  // as an open circle on the axis, not as a measurement) and across missing buckets (a dashed
+  // gap: no positions there).
+  const auto bucket_of = [](std::int64_t first) {
+    const std::uint64_t a = first < 0 ? static_cast<std::uint64_t>(-(first + 1)) + 1 : static_cast<std::uint64_t>(first);
+    return a == 0 ? 0 : 64 - __builtin_clzll(a);
+  };
   std::string points;
+  const auto flush = [&] {
+    if (!points.empty()) svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#036\"/>\n", points);
+    points.clear();
+  };
   for (std::size_t i = 0; i < r.by_position.size(); ++i) {
-    points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(r.by_position[i].max_units));
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#036\"><title>{}: {} units</title></circle>"
-                       "<text x=\"{:.1f}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n",
-                       x_of(i), y_of(r.by_position[i].max_units), xml_escape(r.by_position[i].label),
-                       units(r.by_position[i].max_units), x_of(i), height - bottom + 14,
-                       r.by_position[i].first == 0 ? std::string("0") : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(r.by_position[i].first)))));
+    const error_bucket& b = r.by_position[i];
+    if (i > 0 && bucket_of(b.first) > bucket_of(r.by_position[i - 1].first) + 1) {
+      flush();
+      const double x = (x_of(i - 1) + x_of(i)) / 2;
+      svg += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#999\" "
+                         "stroke-dasharray=\"2 3\"><title>no positions between {3} and {4}</title></line>"
+                         "<text x=\"{0:.1f}\" y=\"{5}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#999\">gap</text>\n",
+                         x, top, height - bottom, r.by_position[i - 1].last, b.first, top + 10);
+    }
+    const std::string tick = b.first == 0 ? std::string("0")
+                                          : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(std::llabs(b.first)))));
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n", x_of(i),
+                       height - bottom + 14, tick);
+    if (b.max_units == 0) {
+      flush();
+      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"none\" stroke=\"#036\"><title>{}: every "
+                         "output exact (0 units, below the axis)</title></circle>\n",
+                         x_of(i), y_of(0), xml_escape(b.label));
+      continue;
+    }
+    points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(b.max_units));
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#036\"><title>{}: {} units</title></circle>\n",
+                       x_of(i), y_of(b.max_units), xml_escape(b.label), units(b.max_units));
   }
-  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#036\"/>\n", points);
+  flush();
   svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">|position| bucket</text>"
                      "<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" "
                      "text-anchor=\"middle\">max error, units of 2^-24 × pair norm</text>\n</svg>\n",
@@ -85,7 +113,7 @@ std::string heatmap_svg(const audit_report& r) {
   const int cell_h = std::max(2, std::min(12, 480 / static_cast<int>(m.size())));
   const int left = 60, top = 10;
   const int width = left + cell_w * static_cast<int>(r.by_position.size()) + 10;
-  const int height = top + cell_h * static_cast<int>(m.size()) + 40;
+  const int height = top + cell_h * static_cast<int>(m.size()) + 56;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"error by frequency and position\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
@@ -101,11 +129,29 @@ std::string heatmap_svg(const audit_report& r) {
                          cell_h, red, 64, blue, f, xml_escape(r.by_position[p].label), units(m[f][p]));
     }
   }
-  svg += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\">freq 0</text><text x=\"4\" y=\"{}\" "
-                     "font-size=\"11\">freq {}</text><text x=\"{}\" y=\"{}\" font-size=\"12\">"
-                     "|position| bucket → (blue: far below tolerance, red: far above)</text>\n</svg>\n",
-                     top + 10, top + cell_h * static_cast<int>(m.size()), m.size() - 1, left,
-                     height - 12);
+  // Axes: frequency ticks every 8 pairs, the bucket under each column, and a colour scale with
+  // its ticks in multiples of the tolerance.
+  for (std::size_t f = 0; f < m.size(); f += 8)
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">freq {}</text>\n", left - 4,
+                       top + static_cast<int>(f) * cell_h + std::min(cell_h, 10), f);
+  for (std::size_t p = 0; p < r.by_position.size(); ++p) {
+    const std::int64_t first = r.by_position[p].first;
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n",
+                       left + static_cast<int>(p) * cell_w + cell_w / 2, top + cell_h * static_cast<int>(m.size()) + 12,
+                       first == 0 ? std::string("0")
+                                  : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(std::llabs(first))))));
+  }
+  const int scale_top = top + cell_h * static_cast<int>(m.size()) + 22;
+  for (int k = 0; k <= 40; ++k) {
+    const double t = k / 40.0;
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"6\" height=\"8\" fill=\"rgb({},64,{})\"/>", left + 6 * k,
+                       scale_top, static_cast<int>(255 * t), static_cast<int>(255 * (1 - t)));
+  }
+  for (int e = -2; e <= 2; ++e)
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>", left + 60 * (e + 2),
+                       scale_top + 18, e == 0 ? std::string("tolerance") : fmt::format("10^{} ×", e));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">max error ÷ tolerance (log scale)</text>\n</svg>\n",
+                     left + 250, scale_top + 8);
   return svg;
 }
 
@@ -115,7 +161,21 @@ json to_json(const audit_report& r) {
   json by_position = json::array(), by_frequency = json::array(), diagnosis = json::array();
   for (const auto& b : r.by_position) by_position.push_back(bucket_json(b));
   for (const auto& b : r.by_frequency) by_frequency.push_back(bucket_json(b));
-  for (const auto& f : r.diagnosis) diagnosis.push_back({{"code", f.code}, {"message", f.message}});
+  for (const auto& f : r.diagnosis)
+    diagnosis.push_back({{"code", f.code}, {"message", f.message}, {"share", f.share}, {"evidence", f.evidence}});
+  json attribution = json::array();
+  for (const auto& a : r.attribution) attribution.push_back({{"stage", a.stage}, {"share", a.share}, {"units", a.units}});
+  const recipe_fit& rf = r.recipe;
+  const json recipe = rf.fitted ? json{{"positions", rf.positions},
+                                       {"inverse_frequencies", rf.inverse_frequencies},
+                                       {"angle", rf.angle},
+                                       {"trig", rf.trig},
+                                       {"trig_cache", rf.trig_cache},
+                                       {"arithmetic", rf.arithmetic},
+                                       {"output", rf.output},
+                                       {"bit_exact", rf.bit_exact},
+                                       {"residual_units", rf.residual_units}}
+                                : json(nullptr);
   return {{"report", "audit"},
           {"schema_version", 1},
           {"tool_version", r.tool_version},
@@ -139,7 +199,9 @@ json to_json(const audit_report& r) {
           {"by_position", by_position},
           {"by_frequency", by_frequency},
           {"by_frequency_and_position", r.by_frequency_and_position},
-          {"diagnosis", diagnosis}};
+          {"diagnosis", diagnosis},
+          {"recipe", recipe},
+          {"attribution", attribution}};
 }
 
 audit_report audit_report_from_json(const json& j) {
@@ -183,7 +245,31 @@ audit_report audit_report_from_json(const json& j) {
   const auto d = field<json>(j, "diagnosis", at);
   for (std::size_t i = 0; i < d.size(); ++i) {
     const std::string where = fmt::format("diagnosis[{}]", i);
-    r.diagnosis.push_back({field<std::string>(d[i], "code", where), field<std::string>(d[i], "message", where)});
+    // share and evidence, recipe and attribution came with issue 15: older reports lack them.
+    finding f{field<std::string>(d[i], "code", where), field<std::string>(d[i], "message", where), 0, ""};
+    if (d[i].contains("share")) f.share = field<double>(d[i], "share", where);
+    if (d[i].contains("evidence")) f.evidence = field<std::string>(d[i], "evidence", where);
+    r.diagnosis.push_back(std::move(f));
+  }
+  const auto rj = j.contains("recipe") ? field<json>(j, "recipe", at) : json(nullptr);
+  if (!rj.is_null()) {
+    recipe_fit& rf = r.recipe;
+    rf.fitted = true;
+    rf.positions = field<std::string>(rj, "positions", "recipe");
+    rf.inverse_frequencies = field<std::string>(rj, "inverse_frequencies", "recipe");
+    rf.angle = field<std::string>(rj, "angle", "recipe");
+    rf.trig = field<std::string>(rj, "trig", "recipe");
+    rf.trig_cache = field<std::string>(rj, "trig_cache", "recipe");
+    rf.arithmetic = field<std::string>(rj, "arithmetic", "recipe");
+    rf.output = field<std::string>(rj, "output", "recipe");
+    rf.bit_exact = field<double>(rj, "bit_exact", "recipe");
+    rf.residual_units = field<double>(rj, "residual_units", "recipe");
+  }
+  const auto aj = j.contains("attribution") ? field<json>(j, "attribution", at) : json::array();
+  for (std::size_t i = 0; i < aj.size(); ++i) {
+    const std::string where = fmt::format("attribution[{}]", i);
+    r.attribution.push_back({field<std::string>(aj[i], "stage", where), field<double>(aj[i], "share", where),
+                             field<double>(aj[i], "units", where)});
   }
   return r;
 }
@@ -209,7 +295,22 @@ std::string render_terminal(const audit_report& r) {
     out += fmt::format("  {:<20}  {:>12}\n", b.label, units(b.max_units));
   out += "\ndiagnosis:\n";
   if (r.diagnosis.empty()) out += "  none (within tolerance)\n";
-  for (const auto& f : r.diagnosis) out += fmt::format("  [{}] {}\n", f.code, f.message);
+  for (const auto& f : r.diagnosis) {
+    out += f.share > 0 ? fmt::format("  [{}] ({:.0f}% of the error) {}\n", f.code, 100 * f.share, f.message)
+                       : fmt::format("  [{}] {}\n", f.code, f.message);
+    if (!f.evidence.empty()) out += fmt::format("      evidence: {}\n", f.evidence);
+  }
+  if (r.recipe.fitted) {
+    const recipe_fit& rf = r.recipe;
+    out += fmt::format("\nrecipe that reproduces Y best ({:.1f}% of sampled outputs bit for bit, residual {} "
+                       "units):\n  positions {}, inverse frequencies {}, angle {}, cos/sin in {} kept in {}, "
+                       "arithmetic {}, output {}\n",
+                       100 * rf.bit_exact, units(rf.residual_units), rf.positions, rf.inverse_frequencies,
+                       rf.angle, rf.trig, rf.trig_cache, rf.arithmetic, rf.output);
+    out += "  attribution:";
+    for (const auto& a : r.attribution) out += fmt::format(" {} {:.0f}%", a.stage, 100 * a.share);
+    out += "\n";
+  }
   return out;
 }
 
@@ -248,8 +349,31 @@ std::string render_junit(const audit_report& r) {
 std::string render_html(const audit_report& r) {
   std::string findings;
   for (const auto& f : r.diagnosis)
-    findings += fmt::format("<li><code>{}</code>: {}</li>\n", xml_escape(f.code), xml_escape(f.message));
+    findings += fmt::format("<li><code>{}</code>{}: {}{}</li>\n", xml_escape(f.code),
+                            f.share > 0 ? fmt::format(" ({:.0f}% of the error)", 100 * f.share) : "",
+                            xml_escape(f.message),
+                            f.evidence.empty() ? "" : "<br><small>evidence: " + xml_escape(f.evidence) + "</small>");
   if (findings.empty()) findings = "<li>none: the output is within tolerance</li>\n";
+  // The recipe found and the attribution, one bar per stage (its share of the error).
+  std::string recipe;
+  if (r.recipe.fitted) {
+    const recipe_fit& rf = r.recipe;
+    recipe = fmt::format(
+        "<h2>Recipe</h2>\n<p>The rounding pipeline that reproduces Y best ({:.1f}% of sampled outputs bit for bit, "
+        "residual {} × 2<sup>-24</sup>): positions {}, inverse frequencies {}, angle {}, cos/sin computed in {} "
+        "and kept in {}, arithmetic {}, one rounding to {}.</p>\n<table><tr><th>stage</th><th>share of the error"
+        "</th><th>units of 2<sup>-24</sup></th></tr>\n",
+        100 * rf.bit_exact, units(rf.residual_units), xml_escape(rf.positions), xml_escape(rf.inverse_frequencies),
+        xml_escape(rf.angle), xml_escape(rf.trig), xml_escape(rf.trig_cache), xml_escape(rf.arithmetic),
+        xml_escape(rf.output));
+    for (const auto& a : r.attribution)
+      recipe += fmt::format(
+          "<tr><td>{}</td><td style=\"text-align:left\"><svg width=\"204\" height=\"12\"><rect width=\"{:.0f}\" "
+          "height=\"12\" fill=\"#47a\"/></svg> {:.0f}%</td><td>{}</td></tr>\n",
+          xml_escape(a.stage), 200 * a.share, 100 * a.share, units(a.units));
+    recipe += "</table>\n";
+  }
+
   std::string rows;
   for (const auto& b : r.by_position)
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", xml_escape(b.label), b.outputs, units(b.max_units));
@@ -258,16 +382,18 @@ std::string render_html(const audit_report& r) {
       "<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}"
       "td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}.fail{{color:#b00}}.pass{{color:#070}}"
       "</style></head>\n<body>\n<h1>ropecheck audit: <span class=\"{0}\">{0}</span></h1>\n"
-      "<p><code>{1}</code> ({2}) against the 256-bit reference; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
+      "<p><code>{1}</code> ({2}) against the reference's double tier; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
       "<p>Max pair error {4} × 2<sup>-24</sup> ({5:.3e}); {6} of {7} outputs beyond tolerance; "
-      "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n"
-      "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n"
+      "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n{16}"
+      "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n<p>Row j is frequency pair j, rotated by "
+      "m·θ_j with θ_j = base<sup>−2j/d</sup> (scaled under rope_scaling): j = 0 turns fastest, one radian per "
+      "position; the last row slowest. Columns are |position| buckets.</p>\n"
       "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n"
       "</body></html>\n",
       verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), units(r.tolerance_units),
       units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
       r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
-      error_versus_position_svg(r), heatmap_svg(r), rows);
+      error_versus_position_svg(r), heatmap_svg(r), rows, recipe);
 }
 
 void write_report_files(const audit_report& report, const report_paths& paths) {

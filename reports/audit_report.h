@@ -31,6 +31,30 @@ struct error_bucket {
 struct finding {
   std::string code;     // stable: angle_precision, wrong_pairing, position_offset, ...
   std::string message;  // one sentence with the supporting figures
+  double share = 0;     // the share of the error this cause explains, 0…1 (0: not an error share)
+  std::string evidence; // the recomputation that supports it, with its figures
+};
+
+// The rounding pipeline that reproduces Y best (audit/recipe.h): one value per stage.
+struct recipe_fit {
+  bool fitted = false;                 // false: no rotated output was sampled
+  std::string positions;               // exact, float32, float16, bfloat16
+  std::string inverse_frequencies;     // "pow float64", "repeated_product float32", …
+  std::string angle;                   // float64, float32
+  std::string trig;                    // where cos/sin are computed: float64, float32
+  std::string trig_cache;              // what they are kept in: float64, float32, float16, bfloat16
+  std::string arithmetic;              // float64, float32_fma, float32, float16, bfloat16
+  std::string output;                  // the output dtype (one final rounding)
+  double bit_exact = 0;                // fraction of sampled outputs the recipe matches bit for bit
+  double residual_units = 0;           // mean |Y − Y_recipe| / pair norm, units of 2^-24
+};
+
+// One stage's share of the error: positions, inverse_frequencies, angle, trig_cache,
+// arithmetic, output_rounding (what a correct kernel of the output dtype has) or unexplained.
+struct attribution_entry {
+  std::string stage;
+  double share = 0;   // 0…1; the entries sum to 1
+  double units = 0;   // mean |error| it accounts for, per pair norm, units of 2^-24
 };
 
 struct audit_report {
@@ -38,8 +62,8 @@ struct audit_report {
   std::string spec, x, positions, y;  // input files
   std::string dtype;                  // the judged output dtype
   bool passed = true;
-  double tolerance_units = 0;         // allowed error, units of 2^-24 × pair norm (+ the output's
-                                      // half-spacing for 16-bit dtypes)
+  double tolerance_units = 0;         // the largest allowed error the verdict used, units of 2^-24
+                                      // × pair norm (+ the output's half-spacing for 16-bit dtypes)
   std::int64_t outputs = 0;           // rotated outputs measured
   std::int64_t outputs_beyond_tolerance = 0;
   double max_abs_error = 0;
@@ -55,7 +79,9 @@ struct audit_report {
   std::vector<error_bucket> by_frequency;
   // max_units[frequency index][position bucket], the buckets of by_position (heatmap).
   std::vector<std::vector<double>> by_frequency_and_position;
-  std::vector<finding> diagnosis;
+  std::vector<finding> diagnosis;      // ordered by share: the first is the main cause
+  recipe_fit recipe;
+  std::vector<attribution_entry> attribution;
 };
 
 nlohmann::json to_json(const audit_report& report);

@@ -1,0 +1,101 @@
+// The diagnosis (diagnosis.h): detectors, the recipe fit, and the findings about the data.
+#include "audit/diagnosis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "audit/detector_catalog.h"
+#include "audit/forensics.h"
+#include "audit/sample.h"
+
+namespace ropecheck::audit {
+namespace {
+
+// position_outside_context: positions no model sequence has (negative), or at or past the
+// context the config declares (max_position_embeddings; dynamic NTK is built to go past it).
+// A property of the data, stated without changing the verdict: the rotation there is still
+// judged against the reference, which is defined for every |m| <= 2^31 - 1.
+void diagnose_context(const audit_input& in, std::vector<reports::finding>& out) {
+  const std::int64_t context =
+      in.spec.scaling.type == scaling_type::dynamic ? 0 : in.spec.scaling.max_position_embeddings;
+  const auto rows = static_cast<std::int64_t>(in.positions.size());
+  std::int64_t negative = 0, past = 0, lowest = 0, highest = 0;
+  for (const std::int64_t m : in.positions) {
+    if (m < 0) {
+      lowest = negative++ == 0 ? m : std::min(lowest, m);
+    } else if (context > 0 && m >= context) {
+      highest = past++ == 0 ? m : std::max(highest, m);
+    }
+  }
+  if (negative > 0)
+    out.push_back({"position_outside_context",
+                   fmt::format("{} of {} rows have negative positions (lowest {}): no model sequence has them (an "
+                               "underflowed position offset?); they were judged as rotations by R(m), m < 0",
+                               negative, rows, lowest),
+                   0, ""});
+  if (past > 0)
+    out.push_back({"position_outside_context",
+                   fmt::format("{} of {} rows have positions at or past max_position_embeddings {} (highest {}): "
+                               "beyond the context the model is configured for; the rotation there was still "
+                               "judged against the reference", past, rows, context, highest),
+                   0, ""});
+}
+
+}  // namespace
+
+void diagnose(const audit_input& in, const reference::double_tier& tier, const sample& sampled,
+              reports::audit_report& r) {
+  std::vector<reports::finding> causes, data;
+  if (r.non_finite > 0)
+    data.push_back({"non_finite", fmt::format("{} non-finite values (NaN or infinity) in the input or output",
+                                              r.non_finite),
+                    0, ""});
+  if (r.passthrough_modified > 0)
+    data.push_back({"passthrough_modified",
+                    fmt::format("{} of {} pass-through dims (past rotary_dim {}) differ from the input; they must "
+                                "be copied bit for bit",
+                                r.passthrough_modified, r.passthrough_checked, in.spec.rotary_dim),
+                    0, ""});
+  diagnose_context(in, data);
+
+  diagnosis_context c{in, sampled,
+                      tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},
+                      std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end())};
+  forensics_result f = attribute(c, tier);
+  r.recipe = f.recipe;
+  r.attribution = f.attribution;
+
+  if (r.outputs_beyond_tolerance > 0) {
+    for (const detector& d : detectors())
+      if (auto finding = d.detect(c)) causes.push_back(std::move(*finding));
+    // A bug a detector names explains the output on its own: the recipe's stages are then not
+    // causes (they were fitted to a rotation that is not the configured one).
+    if (causes.empty())
+      for (auto& finding : f.findings)
+        if (finding.code != "output_rounding") causes.push_back(std::move(finding));
+    std::stable_sort(causes.begin(), causes.end(),
+                     [](const reports::finding& a, const reports::finding& b) { return a.share > b.share; });
+    const auto rounding = std::find_if(f.findings.begin(), f.findings.end(),
+                                       [](const reports::finding& x) { return x.code == "output_rounding"; });
+    if (causes.empty()) {
+      double residual = 0;
+      for (const auto& a : r.attribution)
+        if (a.stage == "unexplained") residual = a.share;
+      causes.push_back({"unexplained",
+                        fmt::format("{} outputs exceed the tolerance and no recipe or known bug (pairing, position "
+                                    "offset, scale factor, low-precision positions, frequencies, angles, cos/sin "
+                                    "or arithmetic) reproduces them", r.outputs_beyond_tolerance),
+                        residual,
+                        r.recipe.fitted ? fmt::format("the closest recipe leaves {:.3g} units on average",
+                                                      r.recipe.residual_units)
+                                        : "no rotated output was sampled"});
+    }
+    // output_rounding: after every other cause, never the main one unless nothing else is.
+    if (rounding != f.findings.end() && rounding->share >= 0.05) causes.push_back(*rounding);
+  }
+  r.diagnosis = std::move(causes);
+  r.diagnosis.insert(r.diagnosis.end(), data.begin(), data.end());
+}
+
+}  // namespace ropecheck::audit

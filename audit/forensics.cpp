@@ -1,0 +1,207 @@
+// Recipe fit and attribution (forensics.h).
+#include "audit/forensics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "audit/recipe.h"
+#include "audit/recipe_catalog.h"
+#include "spec/pair_index.h"
+
+namespace ropecheck::audit {
+namespace {
+
+bool same_value(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+// The sampled outputs recomputed under one recipe, in sample order (rotary_dim per vector).
+class recomputation {
+ public:
+  recomputation(const diagnosis_context& c, const reference::double_tier& tier)
+      : c_(c), simulator_(c.in.spec, tier), rotary_(c.in.spec.rotary_dim) {
+    for (const sampled_vector& v : c.sampled.vectors)
+      for (int j = 0; j < rotary_ / 2; ++j) {
+        const auto [a, b] = pair_of(c.in.spec.pair, rotary_, j);
+        norm_.push_back(std::hypot(v.x[a], v.x[b]));
+      }
+  }
+
+  std::vector<double> outputs(const recipe& r) {
+    simulator_.prepare(r);
+    std::vector<double> out;
+    out.reserve(c_.sampled.vectors.size() * static_cast<std::size_t>(rotary_));
+    std::vector<double> y(c_.in.spec.head_dim);
+    for (const sampled_vector& v : c_.sampled.vectors) {
+      simulator_.simulate(r, v.x, v.position, y);
+      out.insert(out.end(), y.begin(), y.begin() + rotary_);
+    }
+    return out;
+  }
+  std::vector<double> exact() const { return slice([](const sampled_vector& v) { return &v.ref; }); }
+  std::vector<double> observed() const { return slice([](const sampled_vector& v) { return &v.y; }); }
+
+  // Mean |p − q| / pair norm over outputs where both are finite, units of 2^-24; a non-finite
+  // value on one side only counts as 2^24 units (a whole pair norm).
+  double distance(const std::vector<double>& p, const std::vector<double>& q) const {
+    double sum = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const double norm = norm_[pair_slot(i)];
+      if (!(norm > 0)) continue;
+      ++n;
+      if (std::isfinite(p[i]) != std::isfinite(q[i])) {
+        sum += 1 / unit;
+      } else if (std::isfinite(p[i])) {
+        sum += std::fabs(p[i] - q[i]) / norm / unit;
+      }
+    }
+    return n > 0 ? sum / static_cast<double>(n) : 0;
+  }
+  static double bit_exact(const std::vector<double>& p, const std::vector<double>& q) {
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) same += same_value(p[i], q[i]);
+    return p.empty() ? 0 : static_cast<double>(same) / static_cast<double>(p.size());
+  }
+
+ private:
+  template <class Member>
+  std::vector<double> slice(Member member) const {
+    std::vector<double> out;
+    for (const sampled_vector& v : c_.sampled.vectors) {
+      const auto& values = *member(v);
+      out.insert(out.end(), values.begin(), values.begin() + rotary_);
+    }
+    return out;
+  }
+  // Output i of the flattened sample belongs to pair (vector, j).
+  std::size_t pair_slot(std::size_t i) const {
+    const std::size_t vector = i / static_cast<std::size_t>(rotary_);
+    const int dim = static_cast<int>(i % static_cast<std::size_t>(rotary_));
+    return vector * static_cast<std::size_t>(rotary_ / 2) + static_cast<std::size_t>(pair_of_dim(dim));
+  }
+  int pair_of_dim(int dim) const {
+    return c_.in.spec.pair == pairing::adjacent ? dim / 2 : dim % (rotary_ / 2);
+  }
+
+  const diagnosis_context& c_;
+  recipe_simulator simulator_;
+  int rotary_;
+  std::vector<double> norm_;  // per (vector, pair)
+};
+
+std::string choice_name(const recipe_stage& stage, const recipe& r) {
+  for (const auto& choice : stage.choices) {
+    recipe probe = r;
+    choice.set(probe);
+    if (stage.same(probe, r)) return choice.name;
+  }
+  return "?";
+}
+
+}  // namespace
+
+forensics_result attribute(const diagnosis_context& c, const reference::double_tier& sample_tier) {
+  forensics_result result;
+  if (c.sampled.vectors.empty()) return result;
+  recomputation re(c, sample_tier);
+  const std::vector<double> y = re.observed(), exact = re.exact();
+  const recipe correct = correct_kernel_recipe(c.in.judged);
+
+  // Coordinate search from the correct kernel's recipe: at each pass, the one choice (over every
+  // stage) that brings the recomputation closest to Y, if it does so by more than 5%.
+  recipe best = correct;
+  std::vector<double> best_outputs = re.outputs(best);
+  double best_distance = re.distance(y, best_outputs);
+  for (int pass = 0; pass < 8 && best_distance > 0; ++pass) {
+    recipe candidate_best = best;
+    std::vector<double> candidate_outputs;
+    double candidate_distance = best_distance;
+    for (const recipe_stage& stage : recipe_stages())
+      for (const recipe_choice& choice : stage.choices) {
+        recipe candidate = best;
+        choice.set(candidate);
+        if (candidate == best) continue;
+        std::vector<double> outputs = re.outputs(candidate);
+        const double d = re.distance(y, outputs);
+        if (d < candidate_distance) {
+          candidate_best = candidate;
+          candidate_distance = d;
+          candidate_outputs = std::move(outputs);
+        }
+      }
+    if (!(candidate_distance < 0.95 * best_distance)) break;
+    best = candidate_best;
+    best_distance = candidate_distance;
+    best_outputs = std::move(candidate_outputs);
+  }
+
+  reports::recipe_fit& fit = result.recipe;
+  fit.fitted = true;
+  fit.positions = best.positions == dtype::float64 ? "exact" : std::string(to_string(best.positions));
+  fit.inverse_frequencies = frequencies_name(best);
+  fit.angle = angle_name(best);
+  fit.trig = std::string(to_string(best.trig));
+  fit.trig_cache = std::string(to_string(best.cache));
+  fit.arithmetic = arithmetic_name(best);
+  fit.output = std::string(to_string(best.output));
+  fit.bit_exact = recomputation::bit_exact(y, best_outputs);
+  fit.residual_units = best_distance;
+
+  // Attribution: each differing stage's move when made correct alone; the correct kernel's
+  // distance from exact (output_rounding); the residual (unexplained).
+  const std::vector<double> correct_outputs = re.outputs(correct);
+  const double inherent = re.distance(correct_outputs, exact);
+  const double total_error = re.distance(y, exact);
+  struct part {
+    const recipe_stage* stage;
+    double units;
+    std::string evidence;
+  };
+  std::vector<part> parts;
+  for (const recipe_stage& stage : recipe_stages()) {
+    if (stage.same(best, correct)) continue;
+    recipe fixed = best;
+    stage.copy(fixed, correct);
+    const double moved = re.distance(best_outputs, re.outputs(fixed));
+    parts.push_back({&stage, moved,
+                     fmt::format("recomputing Y with {} {} instead of {} moves the sampled outputs by {:.3g} units "
+                                 "on average; the recipe found matches {:.1f}% of them bit for bit (a correct "
+                                 "kernel's recipe: {:.1f}%)",
+                                 stage.stage, choice_name(stage, best), choice_name(stage, correct), moved,
+                                 100 * fit.bit_exact, 100 * recomputation::bit_exact(y, correct_outputs))});
+  }
+  double sum = inherent + best_distance;
+  for (const part& p : parts) sum += p.units;
+  const auto share = [&](double units) { return sum > 0 ? units / sum : 0.0; };
+  for (const part& p : parts) {
+    result.attribution.push_back({p.stage->stage, share(p.units), p.units});
+    // A stage is a cause only when it moves the outputs by a visible amount: ≥ 5% of the error
+    // and ≥ 0.05 units on average. float32 arithmetic without FMA is within a correct kernel's
+    // contract (bounds/error_bounds.h, unfused_output_coefficient): a recipe, not a cause.
+    const bool cause = share(p.units) >= 0.05 && p.units >= 0.05 &&
+                       !(std::string(p.stage->stage) == "arithmetic" && best.arithmetic == dtype::float32);
+    if (cause)
+      result.findings.push_back({p.stage->code, fmt::format("{} explains {:.0f}% of the error ({:.3g} of {:.3g} "
+                                                            "units on average over the sampled outputs)",
+                                                            p.stage->what, 100 * share(p.units), p.units, total_error),
+                                 share(p.units), p.evidence});
+  }
+  result.attribution.push_back({"output_rounding", share(inherent), inherent});
+  result.attribution.push_back({"unexplained", share(best_distance), best_distance});
+  if (inherent > 0)
+    result.findings.push_back(
+        {"output_rounding",
+         fmt::format("a correct kernel with {} outputs is {:.3g} units from the exact rotation on average: {:.0f}% of "
+                     "the error is the rounding any implementation of this output type has",
+                     to_string(c.in.judged), inherent, 100 * share(inherent)),
+         share(inherent),
+         fmt::format("recomputing Y as a correct kernel would (θ_j, angle and cos/sin in double, cos/sin kept in "
+                     "{}, {} arithmetic, one rounding to {})",
+                     to_string(correct.cache), arithmetic_name(correct), to_string(correct.output))});
+  return result;
+}
+
+}  // namespace ropecheck::audit

@@ -1,0 +1,335 @@
+// The audit's forensics in process (issue 15): for each recipe a real implementation uses, a dump
+// generated here by an independent simulation of that recipe — plain float / long double code
+// and numeric/half.h's roundings, nothing from audit/ — and the diagnosis must name the cause
+// that was injected, first, in float32, float16 and bfloat16, at dense, sampled and decode-block
+// positions. A correct output states no cause. The exact rotation comes from long double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "io/tensor.h"
+#include "numeric/half.h"
+
+namespace ropecheck::audit {
+namespace {
+
+constexpr int heads = 2;
+constexpr double base = 10000.0;
+
+// One RoPE implementation, pair by pair: (m, j, θ_j exact, x_a, x_b) → (y_a, y_b), in double.
+using pair_recipe = std::function<std::pair<double, double>(std::int64_t, int, long double, double, double)>;
+
+double to16(dtype t, double v) {
+  return t == dtype::float16 ? float16_bits_to_float(double_to_float16_bits(v))
+                             : bfloat16_bits_to_float(double_to_bfloat16_bits(v));
+}
+double to_output(dtype t, double v) { return t == dtype::float32 ? static_cast<float>(v) : to16(t, v); }
+
+// Positions: dense 0…n−1, a sampled spread 0, 1, 2^(k/3) to 2^20, or a decode block.
+std::vector<std::int64_t> dense(std::int64_t n) {
+  std::vector<std::int64_t> p;
+  for (std::int64_t m = 0; m < n; ++m) p.push_back(m);
+  return p;
+}
+std::vector<std::int64_t> spread() {
+  std::vector<std::int64_t> p = {0, 1};
+  for (int k = 3; k <= 60; ++k) {
+    const auto m = static_cast<std::int64_t>(std::llround(std::exp2(k / 3.0)));
+    if (m > p.back()) p.push_back(m);
+  }
+  return p;
+}
+std::vector<std::int64_t> decode_block() {
+  std::vector<std::int64_t> p;
+  for (std::int64_t m = 100000; m < 100064; ++m) p.push_back(m);
+  return p;
+}
+
+// X standard normal, representable in `x_type`; Y = `recipe` on every pair, half-split.
+reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std::int64_t>& positions,
+                               dtype x_type, dtype out, int head_dim = 64, int rotary_dim = 64,
+                               pairing pair = pairing::half_split) {
+  audit_input in;
+  in.spec = rope_spec{head_dim, rotary_dim, base, pair, "test"};
+  const auto rows = static_cast<std::int64_t>(positions.size());
+  std::vector<double> x(static_cast<std::size_t>(rows * heads * head_dim)), y(x.size());
+  std::mt19937_64 rng(15);
+  std::normal_distribution<double> normal;
+  for (double& v : x) v = x_type == dtype::float32 ? static_cast<float>(normal(rng)) : to16(x_type, normal(rng));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (int h = 0; h < heads; ++h) {
+      const std::size_t o = static_cast<std::size_t>((r * heads + h) * head_dim);
+      for (int c = rotary_dim; c < head_dim; ++c) y[o + c] = x[o + c];
+      for (int j = 0; j < rotary_dim / 2; ++j) {
+        const long double theta = std::pow(static_cast<long double>(base), -2.0L * j / rotary_dim);
+        // The pair's two coordinates, as the pairing forms them (written out, not pair_of).
+        const std::size_t a = o + (pair == pairing::adjacent ? 2 * j : j);
+        const std::size_t b = o + (pair == pairing::adjacent ? 2 * j + 1 : j + rotary_dim / 2);
+        const auto [ya, yb] = recipe(positions[r], j, theta, x[a], x[b]);
+        y[a] = to_output(out, ya);
+        y[b] = to_output(out, yb);
+      }
+    }
+  const std::vector<std::int64_t> shape = {rows, heads, head_dim};
+  in.x = from_float64(x, shape, x_type);
+  in.y = from_float64(y, shape, out);
+  in.positions = positions;
+  in.tokens_per_sequence = rows;
+  in.heads = heads;
+  in.judged = out;
+  return run_audit(in);
+}
+
+// The rotation with float32 products and one FMA, as a correct float32 kernel does.
+std::pair<double, double> fused(double xa, double xb, double c, double s) {
+  const float fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+  const float fc = static_cast<float>(c), fs = static_cast<float>(s);
+  const float pb = fb * fs, pa = fa * fs;
+  return {std::fma(fa, fc, -pb), std::fma(fb, fc, pa)};
+}
+
+// The exact rotation by angle φ (long double), rounded by the caller.
+std::pair<double, double> exact(long double phi, double xa, double xb) {
+  return {static_cast<double>(xa * std::cos(phi) - xb * std::sin(phi)),
+          static_cast<double>(xb * std::cos(phi) + xa * std::sin(phi))};
+}
+
+std::string fmt_share(double share) { return "(" + std::to_string(static_cast<int>(100 * share)) + "%)"; }
+std::string codes(const reports::audit_report& r) {
+  std::string s;
+  for (const auto& f : r.diagnosis) s += f.code + fmt_share(f.share) + " ";
+  return s;
+}
+
+// The recipes -------------------------------------------------------------------------------
+
+// Correct: the exact rotation rounded once to the output.
+const pair_recipe correct = [](std::int64_t m, int, long double theta, double xa, double xb) {
+  return exact(m * theta, xa, xb);
+};
+
+// The angle m·θ_j computed in float32 (θ_j and m as float32, one rounded product), cos/sin in
+// double from it, the rest as a correct kernel.
+const pair_recipe float32_angle = [](std::int64_t m, int, long double theta, double xa, double xb) {
+  const float phi = static_cast<float>(m) * static_cast<float>(theta);
+  return fused(xa, xb, std::cos(static_cast<double>(phi)), std::sin(static_cast<double>(phi)));
+};
+
+// Positions from arange(…, dtype=float16): every position above 2048 rounded.
+const pair_recipe float16_positions = [](std::int64_t m, int, long double theta, double xa, double xb) {
+  const long double p = float16_bits_to_float(double_to_float16_bits(static_cast<double>(m)));
+  const long double phi = p * theta;
+  return fused(xa, xb, static_cast<double>(std::cos(phi)), static_cast<double>(std::sin(phi)));
+};
+
+// Inverse frequencies kept in bfloat16, everything else exact.
+const pair_recipe bfloat16_frequencies = [](std::int64_t m, int, long double theta, double xa, double xb) {
+  const long double t = bfloat16_bits_to_float(double_to_bfloat16_bits(static_cast<double>(theta)));
+  const long double phi = m * t;
+  return fused(xa, xb, static_cast<double>(std::cos(phi)), static_cast<double>(std::sin(phi)));
+};
+
+// cos/sin computed exactly, kept in a 16-bit cache, the rotation in float32 with FMA.
+pair_recipe cache_in(dtype cache) {
+  return [cache](std::int64_t m, int, long double theta, double xa, double xb) {
+    const long double phi = m * theta;
+    return fused(xa, xb, to16(cache, static_cast<double>(std::cos(phi))), to16(cache, static_cast<double>(std::sin(phi))));
+  };
+}
+
+// PyTorch's native 16-bit path: cos/sin cast to the 16-bit type, each product and the sum in it.
+pair_recipe native_16_bit(dtype t) {
+  return [t](std::int64_t m, int, long double theta, double xa, double xb) {
+    const long double phi = m * theta;
+    const double c = to16(t, static_cast<double>(std::cos(phi))), s = to16(t, static_cast<double>(std::sin(phi)));
+    const auto r = [t](double v) { return to16(t, static_cast<float>(v)); };
+    return std::pair{r(r(xa * c) - r(xb * s)), r(r(xb * c) + r(xa * s))};
+  };
+}
+
+// Hugging Face's float32 path: inv_freq = 1 / base^(arange(0, d, 2) / d) in float32, the angle
+// float(m)·inv_freq in float32, cosf/sinf, the rotation in float32 without FMA.
+const pair_recipe hugging_face_float32 = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float inv_freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * j) / 64.0f);
+  const float phi = static_cast<float>(m) * inv_freq;
+  const float c = std::cos(phi), s = std::sin(phi), fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+  const float pa = fa * c, pb = fb * s, qa = fb * c, qb = fa * s;
+  return std::pair<double, double>{pa - pb, qa + qb};
+};
+
+// Meta's llama reference: freqs_cis = polar(1, outer(arange(end).float(), inv_freq)) — inv_freq
+// and the angle in float32, cos/sin of it in float32 (complex64) — then (x_a + i·x_b)·freqs_cis
+// in float32 without FMA, cast to the output type (type_as). Adjacent pairs (view_as_complex).
+const pair_recipe meta_polar = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float inv_freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * j) / 64.0f);
+  const float phi = static_cast<float>(m) * inv_freq;
+  const float c = std::cos(phi), s = std::sin(phi), fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+  const float ac = fa * c, bs = fb * s, as = fa * s, bc = fb * c;
+  return std::pair<double, double>{ac - bs, as + bc};
+};
+
+// ggml (float16 tensors, computed in float): θ_scale = powf(base, −2/d) and the angle itself
+// carried by repeated products, theta = p, then theta *= θ_scale per pair; cosf/sinf.
+const pair_recipe ggml_repeated = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float scale = std::pow(static_cast<float>(base), -2.0f / 64.0f);
+  float theta = static_cast<float>(m);
+  for (int i = 0; i < j; ++i) theta *= scale;
+  const float c = std::cos(theta), s = std::sin(theta), fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+  const float p0 = fa * c, p1 = fb * s, p2 = fa * s, p3 = fb * c;
+  return std::pair<double, double>{p0 - p1, p2 + p3};
+};
+
+// Hugging Face in float16: inv_freq, the angle and cos/sin in float32, the cache cast to
+// float16 (cos.to(dtype)), then q·cos + rotate_half(q)·sin with float16 products and sums.
+const pair_recipe hugging_face_float16 = [](std::int64_t m, int j, long double, double xa, double xb) {
+  const float inv_freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * j) / 64.0f);
+  const float phi = static_cast<float>(m) * inv_freq;
+  const double c = to16(dtype::float16, std::cos(phi)), s = to16(dtype::float16, std::sin(phi));
+  const auto h = [](double v) { return to16(dtype::float16, static_cast<float>(v)); };
+  return std::pair<double, double>{h(h(xa * c) + h(-xb * s)), h(h(xb * c) + h(xa * s))};
+};
+
+std::string attribution_text(const reports::audit_report& r) {
+  std::string s = "recipe: positions " + r.recipe.positions + ", " + r.recipe.inverse_frequencies + ", angle " +
+                  r.recipe.angle + ", trig " + r.recipe.trig + " → " + r.recipe.trig_cache + ", " + r.recipe.arithmetic +
+                  "; attribution:";
+  for (const auto& a : r.attribution) s += " " + a.stage + " " + fmt_share(a.share);
+  return s;
+}
+
+// Tests --------------------------------------------------------------------------------------
+
+TEST(Forensics, CorrectOutputsStateNoCauseInEveryDtype) {
+  for (const dtype out : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+    const auto r = audit_of(correct, spread(), out == dtype::float32 ? dtype::float32 : out, out);
+    EXPECT_TRUE(r.passed) << to_string(out);
+    EXPECT_TRUE(r.diagnosis.empty()) << to_string(out) << ": " << codes(r);
+    ASSERT_TRUE(r.recipe.fitted);
+    EXPECT_EQ(r.recipe.positions, "exact");
+    EXPECT_EQ(r.recipe.angle, "float64");
+  }
+}
+
+TEST(Forensics, Float32AngleIsNamedAtSpreadDecodeBlockAndSinglePositions) {
+  for (const auto& positions : {spread(), decode_block(), std::vector<std::int64_t>{1 << 20}}) {
+    for (const dtype out : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+      // At 10^5 the float32 angle's error (≈ 10^5·2^-24 rad) hides under a 16-bit output's unit.
+      if (out != dtype::float32 && positions.size() == 64) continue;
+      const auto r = audit_of(float32_angle, positions, out, out);
+      const std::string what = std::string(to_string(out)) + " from position " + std::to_string(positions.front());
+      ASSERT_FALSE(r.passed) << what;
+      ASSERT_FALSE(r.diagnosis.empty()) << what;
+      EXPECT_EQ(r.diagnosis.front().code, "angle_precision") << what << ": " << codes(r);
+      EXPECT_EQ(r.recipe.angle, "float32") << what;
+      // In a 16-bit output most of the mean error is the output's own rounding (stated after
+      // every other cause); the float32 angle is still the first cause.
+      EXPECT_GT(r.diagnosis.front().share, out == dtype::float32 ? 0.5 : 0.05) << what << ": " << codes(r);
+      EXPECT_FALSE(r.diagnosis.front().evidence.empty());
+    }
+  }
+}
+
+TEST(Forensics, HuggingFaceFloat32IsReproducedBitForBit) {
+  const auto r = audit_of(hugging_face_float32, spread(), dtype::float32, dtype::float32);
+  ASSERT_FALSE(r.passed);
+  EXPECT_GT(r.recipe.bit_exact, 0.99) << attribution_text(r);
+  EXPECT_EQ(r.recipe.inverse_frequencies, "pow float32") << attribution_text(r);
+  EXPECT_EQ(r.recipe.trig, "float32") << attribution_text(r);
+  EXPECT_EQ(r.recipe.arithmetic, "float32") << attribution_text(r);
+  // Both roundings of the angle's inputs are causes of the same size: θ_j from powf, and m·θ_j.
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r) << attribution_text(r);
+  const std::string first = r.diagnosis[0].code, second = r.diagnosis[1].code;
+  EXPECT_TRUE((first == "angle_precision" && second == "low_precision_inverse_frequencies") ||
+              (second == "angle_precision" && first == "low_precision_inverse_frequencies"))
+      << codes(r) << attribution_text(r);
+}
+
+// The dumps the slope detector left unexplained (issue 15), rebuilt from each recipe.
+TEST(Forensics, MetaPolarFloat16To131071NamesTheFloat32Angle) {
+  std::vector<std::int64_t> positions = spread();
+  while (positions.back() > 131071) positions.pop_back();
+  positions.push_back(131071);
+  const auto r = audit_of(meta_polar, positions, dtype::float16, dtype::float16, 64, 64, pairing::adjacent);
+  ASSERT_FALSE(r.passed);
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r) << attribution_text(r);
+  const std::string first = r.diagnosis[0].code, second = r.diagnosis[1].code;
+  EXPECT_TRUE(first == "angle_precision" || second == "angle_precision") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.angle, "float32") << attribution_text(r);
+}
+
+TEST(Forensics, GgmlFloat16ToTwoToTheTwentyNamesTheAngle) {
+  const auto r = audit_of(ggml_repeated, spread(), dtype::float16, dtype::float16, 64, 64, pairing::adjacent);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  const std::string first = r.diagnosis[0].code;
+  EXPECT_EQ(first, "angle_precision") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.angle, "float32_repeated_product") << attribution_text(r);
+}
+
+TEST(Forensics, HuggingFaceFloat16To511NamesTheCacheAndTheArithmetic) {
+  const auto r = audit_of(hugging_face_float16, dense(512), dtype::float16, dtype::float16);
+  ASSERT_FALSE(r.passed);
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r) << attribution_text(r);
+  const std::string first = r.diagnosis[0].code, second = r.diagnosis[1].code;
+  EXPECT_TRUE((first == "low_precision_arithmetic" && second == "low_precision_trig_cache") ||
+              (first == "low_precision_trig_cache" && second == "low_precision_arithmetic"))
+      << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.trig_cache, "float16") << attribution_text(r);
+  EXPECT_EQ(r.recipe.arithmetic, "float16") << attribution_text(r);
+}
+
+TEST(Forensics, Float16PositionsAreNamed) {
+  std::vector<std::int64_t> positions;
+  for (std::int64_t m = 0; m < 9000; m += 7) positions.push_back(m);
+  const auto r = audit_of(float16_positions, positions, dtype::float32, dtype::float32);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  EXPECT_EQ(r.diagnosis.front().code, "position_precision") << codes(r);
+  EXPECT_EQ(r.recipe.positions, "float16");
+}
+
+TEST(Forensics, Bfloat16InverseFrequenciesAreNamed) {
+  const auto r = audit_of(bfloat16_frequencies, dense(512), dtype::float32, dtype::float32);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  EXPECT_EQ(r.diagnosis.front().code, "low_precision_inverse_frequencies") << codes(r);
+  EXPECT_EQ(r.recipe.inverse_frequencies, "pow bfloat16");
+}
+
+TEST(Forensics, A16BitTrigCacheIsNamedInEveryOutputDtype) {
+  for (const dtype cache : {dtype::float16, dtype::bfloat16})
+    for (const dtype out : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+      if (precision_bits(out) < precision_bits(cache)) continue;  // the output hides the cache
+      // GPT-NeoX style: partial rotary (32 of 64 dims).
+      const auto r = audit_of(cache_in(cache), dense(300), out == dtype::float32 ? dtype::float32 : out, out, 64, 32);
+      ASSERT_FALSE(r.passed) << to_string(cache) << " → " << to_string(out);
+      ASSERT_FALSE(r.diagnosis.empty());
+      EXPECT_EQ(r.diagnosis.front().code, "low_precision_trig_cache")
+          << to_string(cache) << " → " << to_string(out) << ": " << codes(r);
+      EXPECT_EQ(r.recipe.trig_cache, std::string(to_string(cache)));
+    }
+}
+
+TEST(Forensics, Native16BitArithmeticIsNamedWithItsCache) {
+  for (const dtype t : {dtype::float16, dtype::bfloat16}) {
+    const auto r = audit_of(native_16_bit(t), dense(512), t, t);
+    ASSERT_FALSE(r.passed) << to_string(t);
+    ASSERT_GE(r.diagnosis.size(), 2u) << codes(r);
+    const std::string first = r.diagnosis[0].code, second = r.diagnosis[1].code;
+    EXPECT_TRUE((first == "low_precision_arithmetic" && second == "low_precision_trig_cache") ||
+                (first == "low_precision_trig_cache" && second == "low_precision_arithmetic"))
+        << to_string(t) << ": " << codes(r);
+    EXPECT_EQ(r.recipe.arithmetic, std::string(to_string(t)));
+    double total = 0;
+    for (const auto& a : r.attribution) total += a.share;
+    EXPECT_NEAR(total, 1.0, 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck::audit

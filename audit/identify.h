@@ -1,0 +1,58 @@
+// identify: the RoPE convention inferred from X, the positions and Y alone (`ropecheck
+// identify`, issue 15) — the pass-through dims, the pairing, the per-pair angles and from them
+// θ_j, the base and a linear factor (or explicit per-pair frequencies when no named scaling
+// fits), the attention factor, a constant position offset, and the rounding recipe (an audit
+// against the inferred spec). Each inference carries a confidence. The spec it writes is one
+// `ropecheck audit` reads unchanged.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "io/tensor.h"
+#include "numeric/dtype.h"
+#include "reports/audit_report.h"
+#include "spec/rope_spec.h"
+
+namespace ropecheck::audit {
+
+struct identify_input {
+  tensor x, y;                          // [rows, heads, head_dim] (any leading shape), same shape
+  std::vector<std::int64_t> positions;  // one per row
+  std::int64_t heads = 1;
+  dtype judged = dtype::float32;
+  std::string x_file, positions_file, y_file;
+};
+
+struct identification {
+  int head_dim = 0, rotary_dim = 0;
+  double rotary_confidence = 0;   // fraction of sampled vectors whose pass-through dims equal X
+  pairing pair = pairing::half_split;
+  double pairing_confidence = 0;  // fraction of pairs whose norm the pairing preserves (× A²)
+  std::vector<double> theta;      // fitted θ_j per pair (radians per position)
+  double base = 0;                // θ_j ≈ base^(−2j/rotary_dim) / linear_factor
+  double linear_factor = 1;
+  bool explicit_frequencies = false;  // no named scaling fits: the spec lists θ_j
+  double frequency_residual = 0;  // max |θ_j / fitted − 1| over pairs with a precise θ_j
+  double attention_factor = 1;
+  double attention_spread = 0;    // relative spread of ‖y‖/‖x‖ over pairs
+  std::int64_t offset = 0;        // Y is the rotation at position + offset
+  double offset_confidence = 0;   // fraction of low-frequency pairs agreeing on it
+  rope_spec spec;                 // what the spec file says
+  reports::recipe_fit recipe;     // from an audit of Y against `spec` at position + offset
+  bool audit_passed = false;
+};
+
+identification identify(const identify_input& in);
+
+// The spec file (rope_spec's JSON keys, as spec/spec_reader.cpp reads them).
+nlohmann::json spec_json(const identification& id);
+// The identification as a report: the inferences, their confidence, and the spec.
+nlohmann::json identification_json(const identification& id);
+std::string identification_text(const identification& id);
+
+}  // namespace ropecheck::audit

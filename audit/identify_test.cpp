@@ -1,0 +1,202 @@
+// `identify` in process: dumps generated here from a convention written out independently
+// (long double rotation, rounded once to the output dtype) — both pairings, partial rotary, a
+// position offset, a linear factor, a piecewise (YaRN-like) scaling, an attention factor, in
+// float32, float16 and bfloat16 — and identify must recover the convention, and write a spec
+// the audit passes the dump against.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "audit/identify.h"
+#include "io/io_error.h"
+#include "reference/double_tier.h"
+#include "numeric/half.h"
+#include "spec/spec_reader.h"
+
+namespace ropecheck::audit {
+namespace {
+
+struct convention {
+  int head_dim = 64, rotary_dim = 64;
+  long double base = 10000;
+  pairing pair = pairing::half_split;
+  std::function<long double(int)> theta_scale = [](int) { return 1.0L; };  // θ'_j = θ_j · scale(j)
+  long double attention = 1;
+  std::int64_t offset = 0;
+};
+
+double rounded(dtype t, long double v) {
+  if (t == dtype::float16) return float16_bits_to_float(double_to_float16_bits(static_cast<double>(v)));
+  if (t == dtype::bfloat16) return bfloat16_bits_to_float(double_to_bfloat16_bits(static_cast<double>(v)));
+  return static_cast<float>(v);
+}
+
+identification identify_dump(const convention& c, const std::vector<std::int64_t>& positions, dtype t) {
+  constexpr std::int64_t heads = 4;
+  const auto rows = static_cast<std::int64_t>(positions.size());
+  std::vector<double> x(static_cast<std::size_t>(rows * heads * c.head_dim)), y(x.size());
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal;
+  for (double& v : x) v = rounded(t, normal(rng));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const std::size_t o = static_cast<std::size_t>((r * heads + h) * c.head_dim);
+      for (int k = c.rotary_dim; k < c.head_dim; ++k) y[o + k] = x[o + k];
+      for (int j = 0; j < c.rotary_dim / 2; ++j) {
+        const std::size_t a = o + (c.pair == pairing::adjacent ? 2 * j : j);
+        const std::size_t b = o + (c.pair == pairing::adjacent ? 2 * j + 1 : j + c.rotary_dim / 2);
+        const long double theta = std::pow(c.base, -2.0L * j / c.rotary_dim) * c.theta_scale(j);
+        const long double phi = static_cast<long double>(positions[r] + c.offset) * theta;
+        y[a] = rounded(t, c.attention * (x[a] * std::cos(phi) - x[b] * std::sin(phi)));
+        y[b] = rounded(t, c.attention * (x[b] * std::cos(phi) + x[a] * std::sin(phi)));
+      }
+    }
+  identify_input in;
+  in.x = from_float64(x, {rows, heads, c.head_dim}, t);
+  in.y = from_float64(y, {rows, heads, c.head_dim}, t);
+  in.positions = positions;
+  in.heads = heads;
+  in.judged = t;
+  return identify(in);
+}
+
+std::vector<std::int64_t> dense(std::int64_t first, std::int64_t n) {
+  std::vector<std::int64_t> p;
+  for (std::int64_t m = first; m < first + n; ++m) p.push_back(m);
+  return p;
+}
+std::vector<std::int64_t> spread() {
+  std::vector<std::int64_t> p = {0, 1};
+  for (int k = 3; k <= 60; ++k) {
+    const auto m = static_cast<std::int64_t>(std::llround(std::exp2(k / 3.0)));
+    if (m > p.back()) p.push_back(m);
+  }
+  return p;
+}
+
+std::string fmt_config(const char* scaling, const char* pairing_name) {
+  return std::string(R"({"head_dim": 64, "rope_theta": 10000.0, "max_position_embeddings": 4096, "pairing": ")") +
+         pairing_name + R"(", "rope_scaling": )" + scaling + "}";
+}
+
+TEST(Identify, RecoversBaseAndFrequenciesOfACorrectFloat32OutputToOneInAMillion) {
+  for (const pairing pair : {pairing::half_split, pairing::adjacent})
+    for (const auto& positions : {dense(0, 256), spread()}) {
+      convention c;
+      c.pair = pair;
+      c.base = 500000;
+      const identification id = identify_dump(c, positions, dtype::float32);
+      EXPECT_EQ(id.pair, pair);
+      EXPECT_EQ(id.rotary_dim, 64);
+      EXPECT_NEAR(id.base / 500000.0, 1, 1e-6) << id.base;
+      EXPECT_EQ(id.linear_factor, 1);
+      EXPECT_FALSE(id.explicit_frequencies);
+      for (int j = 0; j < 32; ++j) {
+        const double expected = std::pow(500000.0, -2.0 * j / 64);
+        EXPECT_NEAR(std::pow(id.base, -2.0 * j / 64) / expected, 1, 1e-6) << j;
+      }
+      EXPECT_EQ(id.offset, 0);
+      EXPECT_EQ(id.attention_factor, 1);
+      EXPECT_TRUE(id.audit_passed) << identification_text(id);
+    }
+}
+
+TEST(Identify, PartialRotaryAndAnOffsetDecodeBlockInEveryDtype) {
+  for (const dtype t : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+    convention c;
+    c.rotary_dim = 32;
+    c.pair = pairing::adjacent;
+    c.offset = 3;
+    const identification id = identify_dump(c, dense(1000, 64), t);
+    EXPECT_EQ(id.rotary_dim, 32) << to_string(t);
+    EXPECT_EQ(id.pair, pairing::adjacent) << to_string(t);
+    EXPECT_EQ(id.offset, 3) << to_string(t) << identification_text(id);
+    EXPECT_NEAR(id.base / 10000.0, 1, t == dtype::float32 ? 1e-4 : 3e-2) << to_string(t) << identification_text(id);
+  }
+}
+
+TEST(Identify, ALinearFactorAndAnAttentionFactor) {
+  for (const dtype t : {dtype::float32, dtype::bfloat16}) {
+    convention c;
+    c.theta_scale = [](int) { return 0.25L; };
+    c.attention = 1.25L;
+    const identification id = identify_dump(c, spread(), t);
+    EXPECT_FALSE(id.explicit_frequencies) << identification_text(id);
+    EXPECT_NEAR(id.linear_factor, 4, t == dtype::float32 ? 1e-5 : 1e-2) << identification_text(id);
+    EXPECT_NEAR(id.attention_factor, 1.25, t == dtype::float32 ? 1e-6 : 1e-2) << identification_text(id);
+    const auto spec = nlohmann::json::parse(spec_json(id).dump());
+    EXPECT_EQ(spec["rope_scaling"]["rope_type"], "linear");
+  }
+}
+
+TEST(Identify, APiecewiseScalingIsWrittenAsExplicitFrequenciesTheAuditAccepts) {
+  convention c;
+  c.theta_scale = [](int j) { return j < 12 ? 1.0L : j < 20 ? 1.0L / (1 + (j - 11) / 8.0L * 7) : 0.125L; };
+  const identification id = identify_dump(c, spread(), dtype::float32);
+  EXPECT_TRUE(id.explicit_frequencies) << identification_text(id);
+  for (int j = 0; j < 32; ++j) {
+    const double expected = static_cast<double>(std::pow(10000.0L, -2.0L * j / 64) * c.theta_scale(j));
+    EXPECT_NEAR(id.theta[j] / expected, 1, 1e-6) << j;
+  }
+  EXPECT_TRUE(id.audit_passed) << identification_text(id);
+  EXPECT_NO_THROW(parse_spec(spec_json(id), "identify"));
+}
+
+// Data that cannot show a convention is bad input (io_error, exit 2), named in one line.
+TEST(Identify, OnePositionOrNothingRotatedIsBadInput) {
+  convention c;
+  EXPECT_THROW(identify_dump(c, {std::int64_t{7}, std::int64_t{7}}, dtype::float32), io_error);
+  EXPECT_THROW(identify_dump(c, {std::int64_t{0}, std::int64_t{0}}, dtype::float32), io_error);
+}
+
+// Every named scaling, generated by the reference's double tier from a spec the spec reader
+// parses (the reference shares no code with identify): identify writes a spec under which the
+// audit passes, and θ_j within 10^-6 of the tier's.
+TEST(Identify, EveryNamedScalingInBothPairingsIsReproducedBySpecItWrites) {
+  const char* scalings[] = {
+      R"({"rope_type": "linear", "factor": 4.0})",
+      R"({"rope_type": "ntk", "factor": 4.0})",
+      R"({"rope_type": "dynamic", "factor": 4.0})",
+      R"({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096})",
+      R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 8192})",
+  };
+  for (const char* scaling : scalings)
+    for (const char* pairing_name : {"half", "adjacent"}) {
+      const auto config = nlohmann::json::parse(fmt_config(scaling, pairing_name));
+      const rope_spec spec = parse_spec(config, "test");
+      const std::vector<std::int64_t> positions = spread();
+      const reference::double_tier tier(spec, positions);
+      constexpr std::int64_t heads = 2;
+      const auto rows = static_cast<std::int64_t>(positions.size());
+      std::vector<double> x(static_cast<std::size_t>(rows * heads * 64)), y(x.size());
+      std::mt19937_64 rng(3);
+      std::normal_distribution<double> normal;
+      for (double& v : x) v = static_cast<float>(normal(rng));
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t h = 0; h < heads; ++h) {
+          const std::span<const double> xs(x.data() + (r * heads + h) * 64, 64);
+          const std::span<double> ys(y.data() + (r * heads + h) * 64, 64);
+          tier.rotate(xs, positions[r], ys);
+          for (double& v : ys) v = static_cast<float>(v);
+        }
+      identify_input in;
+      in.x = from_float64(x, {rows, heads, 64}, dtype::float32);
+      in.y = from_float64(y, {rows, heads, 64}, dtype::float32);
+      in.positions = positions;
+      in.heads = heads;
+      const identification id = identify(in);
+      const std::string what = std::string(scaling) + " " + pairing_name;
+      EXPECT_EQ(id.pair, spec.pair) << what;
+      EXPECT_TRUE(id.audit_passed) << what << "\n" << identification_text(id);
+      EXPECT_NEAR(id.attention_factor / tier.attention_factor(), 1, 1e-6) << what;
+      for (int j = 0; j < 32; ++j)
+        EXPECT_NEAR(id.theta[j] / tier.inverse_frequencies()[j], 1, 1e-6) << what << " j " << j;
+    }
+}
+
+}  // namespace
+}  // namespace ropecheck::audit

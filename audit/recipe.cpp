@@ -1,0 +1,155 @@
+// Recipe simulation (recipe.h). Each rounding is written the way the implementations it models
+// write it: Hugging Face's inv_freq = 1 / base^(arange(0, d, 2) / d) in float32, Meta's
+// torch.polar cache, ggml's repeated product θ_j = θ_{j−1}·base^(−2/d), PyTorch's 16-bit
+// products and sums (each op computed in float32, rounded to the 16-bit type).
+#include "audit/recipe.h"
+
+#include <cmath>
+
+#include "numeric/storage_element.h"
+#include "spec/pair_index.h"
+
+namespace ropecheck::audit {
+namespace {
+
+// `v` rounded once to `t`; float64 keeps it.
+double round_to(dtype t, double v) { return t == dtype::float64 ? v : round_to_storage(t, v); }
+
+}  // namespace
+
+recipe correct_kernel_recipe(dtype output) {
+  recipe r;
+  r.output = output;
+  if (output == dtype::float64) {
+    r.cache = dtype::float64;
+    r.arithmetic = dtype::float64;
+  }
+  return r;
+}
+
+std::string frequencies_name(const recipe& r) {
+  return std::string(r.method == frequency_method::pow ? "pow " : "repeated_product ") +
+         std::string(to_string(r.frequencies));
+}
+
+std::string angle_name(const recipe& r) {
+  return r.angle_by_repeated_product ? "float32_repeated_product" : std::string(to_string(r.angle));
+}
+
+std::string arithmetic_name(const recipe& r) {
+  if (r.arithmetic == dtype::float32) return r.fma ? "float32_fma" : "float32";
+  return std::string(to_string(r.arithmetic));
+}
+
+recipe_simulator::recipe_simulator(const rope_spec& spec, const reference::double_tier& tier)
+    : spec_(spec), tier_(tier), exact_theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()) {
+  const int d = spec.rotary_dim;
+  for (std::size_t j = 0; j < exact_theta_.size(); ++j) {
+    const double plain = std::pow(spec.base, -2.0 * static_cast<double>(j) / d);
+    scaling_ratio_.push_back(exact_theta_[j] / plain);
+  }
+  prepare(prepared_);
+}
+
+void recipe_simulator::prepare(const recipe& r) {
+  prepared_ = r;
+  const int d = spec_.rotary_dim;
+  theta_.resize(exact_theta_.size());
+  const bool scaled = spec_.scaling.type != scaling_type::none;
+  for (std::size_t j = 0; j < theta_.size(); ++j) {
+    double t = 0;
+    if (r.frequencies == dtype::float64 && r.method == frequency_method::pow) {
+      theta_[j] = exact_theta_[j];
+      continue;
+    }
+    if (r.method == frequency_method::pow) {
+      if (r.frequencies == dtype::float64) {
+        t = 1.0 / std::pow(spec_.base, static_cast<double>(2 * j) / d);
+      } else {  // float32 (bfloat16 rounds the float32 value)
+        const float exponent = static_cast<float>(2 * j) / static_cast<float>(d);
+        t = 1.0f / std::pow(static_cast<float>(spec_.base), exponent);
+      }
+    } else if (r.frequencies == dtype::float64) {
+      const double step = std::pow(spec_.base, -2.0 / d);
+      t = 1;
+      for (std::size_t i = 0; i < j; ++i) t *= step;
+    } else {
+      const float step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d));
+      float p = 1;
+      for (std::size_t i = 0; i < j; ++i) p *= step;
+      t = p;
+    }
+    t = round_to(r.frequencies, t);
+    // A scaled spec multiplies the plain θ_j (docs/scaling.md), in the frequencies' type.
+    theta_[j] = scaled ? round_to(r.frequencies, t * scaling_ratio_[j]) : t;
+  }
+}
+
+void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std::int64_t m,
+                                std::span<double> y) const {
+  const int d = spec_.rotary_dim;
+  const double a = tier_.attention_factor();
+  const bool exact_trig = !r.angle_by_repeated_product && r.positions == dtype::float64 && r.frequencies == dtype::float64 &&
+                          r.method == frequency_method::pow && r.angle == dtype::float64 && r.trig == dtype::float64;
+  const double p = round_to(r.positions, static_cast<double>(m));
+  // ggml's angle: the position times base^(−2/d) once per pair, each product rounded to float32.
+  const float step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d));
+  float running = static_cast<float>(p);
+  for (int j = 0; j < d / 2; ++j, running *= step) {
+    double c = 0, s = 0;
+    if (exact_trig) {
+      c = tier_.cos_at(m, j);
+      s = tier_.sin_at(m, j);
+    } else {
+      const double phi = r.angle_by_repeated_product ? running
+                         : r.angle == dtype::float64
+                             ? p * theta_[j]
+                             : static_cast<double>(static_cast<float>(p) * static_cast<float>(theta_[j]));
+      // float32 evaluation (cosf) needs a float32 angle; of a float64 angle it is taken as the
+      // double cos/sin rounded to float32, so that the angle's rounding stays the angle stage's.
+      if (r.trig == dtype::float64 || r.angle == dtype::float64) {
+        c = std::cos(phi) * a;
+        s = std::sin(phi) * a;
+        if (r.trig == dtype::float32) c = static_cast<float>(c), s = static_cast<float>(s);
+      } else {
+        const float pf = static_cast<float>(phi), af = static_cast<float>(a);
+        c = std::cos(pf) * af;
+        s = std::sin(pf) * af;
+      }
+    }
+    c = round_to(r.cache, c);
+    s = round_to(r.cache, s);
+    const auto [ia, ib] = pair_of(spec_.pair, d, j);
+    const double xa = x[ia], xb = x[ib];
+    double ya = 0, yb = 0;
+    switch (r.arithmetic) {
+      case dtype::float64:
+        ya = xa * c - xb * s;
+        yb = xb * c + xa * s;
+        break;
+      case dtype::float32: {
+        const float fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+        const float fc = static_cast<float>(c), fs = static_cast<float>(s);
+        if (r.fma) {
+          ya = std::fma(fa, fc, -(fb * fs));
+          yb = std::fma(fb, fc, fa * fs);
+        } else {
+          const float pa = fa * fc, pb = fb * fs, qa = fb * fc, qb = fa * fs;
+          ya = pa - pb;
+          yb = qa + qb;
+        }
+        break;
+      }
+      default: {  // 16-bit: each product and the sum computed in float32, rounded to the type
+        const dtype t = r.arithmetic;
+        const auto in_t = [t](double v) { return round_to(t, static_cast<float>(v)); };
+        ya = in_t(in_t(xa * c) - in_t(xb * s));
+        yb = in_t(in_t(xb * c) + in_t(xa * s));
+      }
+    }
+    y[ia] = round_to(r.output, ya);
+    y[ib] = round_to(r.output, yb);
+  }
+}
+
+}  // namespace ropecheck::audit

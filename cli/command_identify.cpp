@@ -1,0 +1,119 @@
+// ropecheck identify --x X --pos POS --y Y [--dtype float32|float16|bfloat16]
+//                    [--spec-out SPEC.json] [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
+// Infers the RoPE convention from the data alone (audit/identify.h) and writes a spec that
+// `ropecheck audit` accepts unchanged. Exit 0 when the audit of Y against the inferred spec
+// passes, 1 when it does not (the convention was found but the output is not accurate), 2 bad
+// input.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "audit/identify.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/report_flags.h"
+#include "io/atomic_file.h"
+#include "io/io_error.h"
+#include "io/read_tensor.h"
+
+namespace ropecheck::cli {
+namespace {
+
+struct identify_options {
+  std::string x, positions, y, dtype_name, spec_out;
+  std::optional<std::string> x_name, y_name, positions_name;
+  reports::report_paths paths;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+int run_identify_command(const identify_options& o) {
+  std::optional<dtype> raw16;
+  std::optional<dtype> judged;
+  if (!o.dtype_name.empty()) {
+    judged = parse_dtype(o.dtype_name);
+    if (*judged == dtype::bfloat16) raw16 = dtype::bfloat16;
+  }
+  audit::identify_input in;
+  in.x = read_tensor(o.x, o.x_name, raw16);
+  in.y = read_tensor(o.y, o.y_name, raw16);
+  const auto& shape = in.x.shape;
+  if (!is_floating(in.x.type))
+    throw io_error(o.x, "dtype", "is not a floating type", std::string(to_string(in.x.type)));
+  if (!is_floating(in.y.type))
+    throw io_error(o.y, "dtype", "is not a floating type", std::string(to_string(in.y.type)));
+  if (shape.size() != 3 && shape.size() != 4)
+    throw io_error(o.x, "shape", "is not [tokens, heads, head_dim] or [batch, tokens, heads, head_dim]",
+                   format_shape(shape));
+  if (in.y.shape != shape)
+    throw io_error(o.y, "shape", "does not match X", format_shape(in.y.shape),
+                   fmt::format("X {} has shape {}", o.x, format_shape(shape)));
+  const tensor pos = read_tensor(o.positions, o.positions_name, std::nullopt);
+  if (pos.type != dtype::int32 && pos.type != dtype::int64)
+    throw io_error(o.positions, "dtype", "is not int32 or int64", std::string(to_string(pos.type)));
+  const std::vector<std::int64_t> expected(shape.begin(), shape.end() - 2);
+  const bool per_token = shape.size() == 4 && pos.shape.size() == 1 && pos.shape[0] == shape[1];
+  if (pos.shape != expected && !per_token)
+    throw io_error(o.positions, "shape", "does not match the tokens of X", format_shape(pos.shape),
+                   fmt::format("X {} has shape {}", o.x, format_shape(shape)));
+  std::vector<std::int64_t> values;
+  if (pos.type == dtype::int32) {
+    const auto v = pos.values<std::int32_t>();
+    values.assign(v.begin(), v.end());
+  } else {
+    const auto v = pos.values<std::int64_t>();
+    values.assign(v.begin(), v.end());
+  }
+  const std::int64_t rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
+  for (std::int64_t r = 0; r < rows; ++r) in.positions.push_back(values[per_token ? r % shape[1] : r]);
+  in.heads = shape[shape.size() - 2];
+  in.judged = judged.value_or(in.y.type);
+  in.x_file = o.x;
+  in.y_file = o.y;
+  in.positions_file = o.positions;
+
+  const audit::identification id = audit::identify(in);
+  const std::string text = audit::identification_text(id);
+  fmt::print("{}", text);
+  // Every file is rendered first, then written: a failure leaves none half-made.
+  const std::string spec = audit::spec_json(id).dump(2) + "\n";
+  const std::string json = audit::identification_json(id).dump(2) + "\n";
+  const std::string markdown = "### ropecheck identify\n\n```\n" + text + "```\n";
+  write_text(o.spec_out, spec);
+  write_text(o.paths.json, json);
+  write_text(o.paths.markdown, markdown);
+  write_text(o.paths.html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropecheck "
+                           "identify</title></head>\n<body><pre>" + text + "</pre></body></html>\n");
+  write_text(o.paths.junit,
+             fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ropecheck\">\n"
+                         "  <testsuite name=\"ropecheck.identify\" tests=\"1\" failures=\"{}\" errors=\"0\" "
+                         "skipped=\"0\">\n    <testcase classname=\"ropecheck.identify\" name=\"identify\">{}"
+                         "</testcase>\n  </testsuite>\n</testsuites>\n",
+                         id.audit_passed ? 0 : 1,
+                         id.audit_passed ? "" : "<failure message=\"the audit against the inferred spec fails\"/>"));
+  return id.audit_passed ? exit_pass : exit_failed;
+}
+
+}  // namespace
+
+void add_identify_command(CLI::App& app, int& exit_status) {
+  auto o = std::make_shared<identify_options>();
+  CLI::App* cmd = app.add_subcommand("identify", "Infer the RoPE convention of an output from X, positions and Y");
+  cmd->add_option("--x", o->x, "input X (.npy or .safetensors)")->required();
+  cmd->add_option("--pos", o->positions, "positions (.npy or .safetensors, int32/int64)")->required();
+  cmd->add_option("--y", o->y, "the output, same shape as X")->required();
+  cmd->add_option("--dtype", o->dtype_name,
+                  "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as bfloat16")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
+  cmd->add_option("--spec-out", o->spec_out, "write the inferred spec (JSON that `ropecheck audit --spec` reads)");
+  cmd->add_option("--x-name", o->x_name, "tensor name of X in a .safetensors file");
+  cmd->add_option("--y-name", o->y_name, "tensor name of Y in a .safetensors file");
+  cmd->add_option("--pos-name", o->positions_name, "tensor name of the positions");
+  add_report_flags(*cmd, o->paths);
+  cmd->callback([o, &exit_status] { exit_status = run_identify_command(*o); });
+}
+
+}  // namespace ropecheck::cli
