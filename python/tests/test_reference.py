@@ -90,17 +90,26 @@ def test_the_gil_is_released_while_the_reference_runs():
     import threading
     import time
 
-    x = np.random.default_rng(0).standard_normal((256, 8, 64))
-    done = threading.Event()
-    thread = threading.Thread(target=lambda: (ropecheck.reference(x, np.arange(256), {"head_dim": 64}), done.set()))
-    start = last = time.perf_counter()
-    longest_gap = 0.0
-    thread.start()
-    while not done.is_set():  # this thread runs only while the other one does not hold the GIL
-        now = time.perf_counter()
-        longest_gap, last = max(longest_gap, now - last), now
-    thread.join()
-    elapsed = time.perf_counter() - start
+    def watch(tokens):
+        """Runs the reference on another thread; returns (elapsed, longest gap of this loop)."""
+        x = np.random.default_rng(0).standard_normal((tokens, 8, 64))
+        done = threading.Event()
+        thread = threading.Thread(
+            target=lambda: (ropecheck.reference(x, np.arange(tokens), {"head_dim": 64}), done.set()))
+        start = last = time.perf_counter()
+        longest_gap = 0.0
+        thread.start()
+        while not done.is_set():  # this thread runs only while the other one does not hold the GIL
+            now = time.perf_counter()
+            longest_gap, last = max(longest_gap, now - last), now
+        thread.join()
+        return time.perf_counter() - start, longest_gap
+
+    # The reference's speed varies by machine: grow the workload until it takes long enough.
+    for tokens in (256, 1024, 4096, 16384, 65536):
+        elapsed, longest_gap = watch(tokens)
+        if elapsed > 0.2:
+            break
     assert elapsed > 0.2, "too small a workload to see the GIL"
     # Held for the whole computation, the GIL would stop this loop for about all of it.
     assert longest_gap < 0.5 * elapsed, (longest_gap, elapsed)
