@@ -53,7 +53,7 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   rope_inputs in;
-  in.spec = read_spec(paths.spec);
+  in.spec = read_spec(paths.spec, spec_options{paths.layer_type});
   in.x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const auto& shape = in.x.shape;
   if (!is_floating(in.x.type))

@@ -105,7 +105,8 @@ TEST(SpecReader, ReadsTheScaledModelConfigs) {
     read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
     ADD_FAILURE() << "mrope was accepted";
   } catch (const spec_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'rope_scaling.type': \"mrope\""), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("'rope_scaling.mrope_section': [16,24,24] is M-RoPE's"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_EQ(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
@@ -169,7 +170,7 @@ TEST(SpecReader, BadScalingsNameFileFieldAndValue) {
   };
   EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "yarm"}}}}),
             "S.json: field 'rope_scaling.rope_type': \"yarm\" is not a known rope_type (default, "
-            "linear, ntk, dynamic, yarn, llama3, longrope, su)");
+            "linear, ntk, dynamic, yarn, llama3, longrope, su, proportional)");
   EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}, {"factor", 2}, {"fator", 3}}}}),
             "S.json: field 'rope_scaling.fator': 3 is not a key of rope_type \"linear\"");
   EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}}}}),
