@@ -23,13 +23,21 @@ namespace f = spec_fields;
 // The RoPE-looking keys of a text model that the reader reads (spec_reader.cpp). Any other key
 // whose name looks like a RoPE setting is refused: a reader that skips it would fall back to a
 // default the model does not use.
-constexpr std::array<std::string_view, 10> keys_read = {
+constexpr std::array<std::string_view, 14> keys_read = {
     "rope_theta", "rotary_emb_base", "rotary_dim", "partial_rotary_factor", "rotary_pct",
     "rope_scaling", "rope_parameters", "qk_rope_head_dim", "rope_local_base_freq",
-    "rotary",  // GPT-J's "this model uses RoPE" flag
+    "rotary",          // GPT-J's "this model uses RoPE" flag
+    "rope_ratio",      // ChatGLM (model_families.h; refused for other model types)
+    "original_rope",   // ChatGLM: true is the only form its code implements
+    "rope_interleave", // DeepSeek-V3 in transformers: adjacent (true) or half-split pairs
+    "no_rope_layers",  // Llama 4: which layers skip RoPE; the others' RoPE is unchanged
 };
 
+// ropecheck's own keys whose names look like RoPE settings; read from the spec's top level.
+constexpr std::array<std::string_view, 1> own_keys = {"rope_ratio_applies_to"};
+
 bool rope_looking(std::string_view key) {
+  if (std::find(own_keys.begin(), own_keys.end(), key) != own_keys.end()) return false;
   std::string lower(key);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

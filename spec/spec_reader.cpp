@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "spec/json_fields.h"
+#include "spec/model_families.h"
 #include "spec/rope_setups.h"
 #include "spec/scaling_readers.h"
 
@@ -36,6 +37,7 @@ constexpr base_default base_defaults[] = {
     {"gptj", 10000.0},          // transformers modeling_gptj create_sinusoidal_positions: 10000
     {"gpt_neox", 10000.0},      // transformers GPTNeoXConfig(rotary_emb_base=10000)
     {"gemma3_text", 1000000.0}, // transformers Gemma3TextConfig(rope_theta=1_000_000.0)
+    {"chatglm", 10000.0},       // modeling_chatglm.py RotaryEmbedding.forward_impl(base=10000)
 };
 
 // The keys of a scaling block that are not scaling parameters: its type, and the base and
@@ -43,8 +45,11 @@ constexpr base_default base_defaults[] = {
 constexpr std::string_view common_block_keys[] = {"rope_type", "type", "rope_theta",
                                                   "partial_rotary_factor"};
 
-int read_head_dim(const text_model& text, std::string_view source) {
+int read_head_dim(const text_model& text, const spec_families::family* family,
+                  std::string_view source) {
   const json& config = *text.config;
+  if (family && family->chatglm)  // modeling_chatglm.py: kv_channels, else hidden_size / heads
+    if (auto v = f::small_int(config, source, text.prefix, "kv_channels")) return *v;
   for (const char* field : {"qk_rope_head_dim", "head_dim"})
     if (auto v = f::small_int(config, source, text.prefix, field)) return *v;
   for (auto [width, heads] : {std::pair{"hidden_size", "num_attention_heads"},
@@ -68,16 +73,69 @@ std::string model_type_of(const json& root, const text_model& text, std::string_
   return "";
 }
 
-pairing read_pairing(const json& root, const std::string& model_type, std::string_view source) {
+// The spec's own "pairing" key, else the family's (model_families.h), else half-split for
+// ropecheck's own specs (no model_type). A model_type the table does not hold is refused.
+pairing read_pairing(const json& root, const text_model& text, const std::string& model_type,
+                     const spec_families::family* family, std::string_view source) {
   if (const json* p = f::given(root, "pairing")) {
     if (*p == "half") return pairing::half_split;
     if (*p == "adjacent") return pairing::adjacent;
     f::fail(source, "pairing", *p, "is not \"half\" or \"adjacent\"");
   }
-  // GPT-J's rotate_every_two and DeepSeek's interleaved rope pair adjacent coordinates.
-  if (model_type == "gptj" || model_type == "deepseek_v2" || model_type == "deepseek_v3")
-    return pairing::adjacent;
-  return pairing::half_split;
+  if (model_type.empty()) return pairing::half_split;
+  if (!family)
+    f::fail(source, f::path(text.prefix, "model_type"), json(model_type),
+            "has no pairing known to ropecheck (docs/pairing.md); give \"pairing\": \"half\" or "
+            "\"adjacent\"");
+  // transformers' DeepSeek-V3 says it outright: rope_interleave (default true) pairs adjacent.
+  if (const auto interleave = f::boolean(*text.config, source, text.prefix, "rope_interleave"))
+    return *interleave ? pairing::adjacent : pairing::half_split;
+  return family->pair;
+}
+
+// Keys only some families' code reads: anywhere else they would be ignored, so they are refused.
+void refuse_other_families_keys(const text_model& text, const spec_families::family* family,
+                                std::string_view source) {
+  const std::string_view type = family ? family->model_type : "";
+  const auto only = [&](std::string_view key, bool allowed, std::string_view who) {
+    if (const json* v = f::given(*text.config, key); v && !allowed)
+      f::fail(source, f::path(text.prefix, key), *v,
+              fmt::format("is read only for model_type {} ({})", who,
+                          type.empty() ? std::string("this config gives none")
+                                       : fmt::format("not \"{}\"", type)));
+  };
+  const bool chatglm = family && family->chatglm;
+  only("rope_ratio", chatglm, "chatglm");
+  only("original_rope", chatglm, "chatglm");
+  only("rope_interleave", type == "deepseek_v3" || type == "deepseek_v2", "deepseek_v3");
+  only("no_rope_layers", type == "llama4_text" || type == "llama4", "llama4_text");
+  if (const auto original = f::boolean(*text.config, source, text.prefix, "original_rope");
+      original == false)
+    f::fail(source, f::path(text.prefix, "original_rope"), json(false),
+            "selects a form modeling_chatglm.py does not implement");
+}
+
+// ChatGLM: base 10000·rope_ratio in ChatGLM3 and GLM-4's modeling_chatglm.py, but positions /
+// rope_ratio in ChatGLM2's; the config does not say which code it runs with, so a ratio other
+// than 1 needs the spec's own "rope_ratio_applies_to": "base" or "positions".
+void read_chatglm_ratio(const json& root, const text_model& text, std::string_view source,
+                        rope_spec& spec) {
+  const auto ratio = f::positive(*text.config, source, text.prefix, "rope_ratio");
+  const auto applies_to = f::text(root, source, "", "rope_ratio_applies_to");
+  if (!ratio || *ratio == 1) return;
+  if (!applies_to)
+    f::fail(source, f::path(text.prefix, "rope_ratio"), *f::given(*text.config, "rope_ratio"),
+            "multiplies the base in ChatGLM3/GLM-4 code and divides the positions in ChatGLM2 "
+            "code; give \"rope_ratio_applies_to\": \"base\" or \"positions\"");
+  if (*applies_to == "base") {
+    spec.base *= *ratio;
+  } else if (*applies_to == "positions") {
+    spec.scaling.type = scaling_type::linear;  // m / r · θ_j = m · θ_j / r
+    spec.scaling.factor = *ratio;
+  } else {
+    f::fail(source, "rope_ratio_applies_to", *f::given(root, "rope_ratio_applies_to"),
+            "is not \"base\" or \"positions\"");
+  }
 }
 
 // A number given inside the setup's block or at the text model's top level (the current format
@@ -162,7 +220,8 @@ const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
 // else the whole head. Proportional RoPE spans the whole head and rotates its first
 // floor(partial_rotary_factor × head_dim / 2) pairs (transformers _compute_proportional_rope_parameters).
 void read_rotated_dims(const setup& s, const text_model& text, scaling_type type,
-                       std::string_view source, rope_spec& spec) {
+                       const spec_families::family* family, std::string_view source,
+                       rope_spec& spec) {
   const json& config = *text.config;
   std::string field = f::path(text.prefix, "head_dim");
   located_number fraction = block_or_top(s, text, "partial_rotary_factor", "partial_rotary_factor", source);
@@ -177,10 +236,15 @@ void read_rotated_dims(const setup& s, const text_model& text, scaling_type type
     spec.scaling.rotated_pairs =
         static_cast<int>(std::floor(fraction.value.value_or(1) * spec.head_dim / 2));
     if (spec.scaling.rotated_pairs < 1)
-      f::fail(source, fraction.field, *fraction.written, "rotates no pair of the head");
+      f::fail(source, fraction.field, fraction.written ? *fraction.written : json(*fraction.value),
+              "rotates no pair of the head");
     return;
   }
-  if (const auto v = f::small_int(config, source, text.prefix, "rotary_dim")) {
+  if (family && family->default_rotary_fraction && !fraction.value)
+    fraction = {family->default_rotary_fraction, nullptr, f::path(text.prefix, "partial_rotary_factor")};
+  if (family && family->chatglm) {
+    spec.rotary_dim = spec.head_dim / 2;  // RotaryEmbedding(rotary_dim // 2): half of each head
+  } else if (const auto v = f::small_int(config, source, text.prefix, "rotary_dim")) {
     spec.rotary_dim = *v;
     field = f::path(text.prefix, "rotary_dim");
   } else if (fraction.value) {
@@ -192,7 +256,7 @@ void read_rotated_dims(const setup& s, const text_model& text, scaling_type type
   const json* written = f::given(config, "rotary_dim") ? f::given(config, "rotary_dim")
                         : fraction.value                ? fraction.written
                                                         : nullptr;
-  const json value = written ? *written : json(spec.rotary_dim);
+  const json value = written ? *written : json(spec.rotary_dim);  // a family default has no JSON
   if (spec.rotary_dim % 2 != 0 || spec.rotary_dim < 2)
     f::fail(source, field, value,
             fmt::format("gives rotary_dim {}, which is not even and >= 2", spec.rotary_dim));
@@ -266,22 +330,24 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
   const setup chosen = spec_setups::choose(spec_setups::find_setups(text, source), text,
                                            chosen_layer_type(root, options, source), source);
 
+  const std::string model_type = model_type_of(root, text, source);
+  const spec_families::family* family = spec_families::find(model_type);
+  refuse_other_families_keys(text, family, source);
+
   rope_spec spec;
   spec.source = source;
   spec.layer_type = chosen.layer_type;
-  spec.head_dim = read_head_dim(text, source);
+  spec.head_dim = read_head_dim(text, family, source);
   if (const auto global = f::small_int(*text.config, source, text.prefix, "global_head_dim");
       global && *global != spec.head_dim)
     f::fail(source, f::path(text.prefix, "global_head_dim"), json(*global),
             "gives full-attention layers their own head width, which ropecheck does not read yet");
-  const std::string model_type = model_type_of(root, text, source);
-  spec.base = read_base(chosen, text, model_type, source);
-  spec.pair = read_pairing(root, model_type, source);
-  read_own_keys(root, source, spec);
-
   const spec_scaling::kind& kind = read_kind(chosen, source);
   spec.scaling.type = kind.type;
-  read_rotated_dims(chosen, text, kind.type, source, spec);  // before the scaling: longrope counts
+  spec.base = read_base(chosen, text, model_type, source);
+  spec.pair = read_pairing(root, text, model_type, family, source);
+  read_own_keys(root, source, spec);
+  read_rotated_dims(chosen, text, kind.type, family, source, spec);  // before the scaling: longrope counts
   const auto max_pos = f::length(*text.config, source, text.prefix, "max_position_embeddings");
   spec.scaling.max_position_embeddings = max_pos.value_or(0);
   if (chosen.block) {
@@ -292,6 +358,7 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
                               spec.rotary_dim};
     kind.read(*chosen.block, ctx, spec.scaling);
   }
+  if (family && family->chatglm) read_chatglm_ratio(root, text, source, spec);
   return spec;
 }
 
