@@ -104,8 +104,8 @@ TEST(CurrentFormats, Gemma3NeedsALayerTypeAndReadsBoth) {
   const rope_spec sliding = parse_spec(gemma, "g", {"sliding_attention"});
   EXPECT_EQ(sliding.base, 10000.0);
   EXPECT_EQ(sliding.scaling.type, scaling_type::none);
-  EXPECT_EQ(error_of(gemma, {"global"}), "S.json: field 'layer_type': \"global\" is not a layer "
-                                         "type of this config (full_attention, sliding_attention)");
+  EXPECT_EQ(error_of(gemma, {"global"}), "S.json: field 'layer_type': \"global\" has no RoPE setup "
+                                         "in this config (it has: full_attention, sliding_attention)");
   // The spec's own key does the same as the flag; the two must not disagree.
   json chosen = gemma;
   chosen["layer_type"] = "sliding_attention";
@@ -141,6 +141,13 @@ TEST(CurrentFormats, PerLayerTypeRopeParameters) {
   EXPECT_EQ(full.scaling.type, scaling_type::linear);
   EXPECT_EQ(full.scaling.factor, 8.0);
   EXPECT_EQ(parse_spec(gemma, "g", {"sliding_attention"}).base, 10000.0);
+  // One per-layer entry (other layer types without RoPE) needs no choice.
+  json one = gemma;
+  one["text_config"]["rope_parameters"].erase("sliding_attention");
+  EXPECT_EQ(parse_spec(one, "g").layer_type, "full_attention");
+  EXPECT_EQ(error_of(one, {"sliding_attention"}),
+            "S.json: field 'layer_type': \"sliding_attention\" has no RoPE setup in this config (it "
+            "has: full_attention)");
   text["layer_types"] = {"full_attention"};
   EXPECT_EQ(error_of(gemma, {"full_attention"}),
             "S.json: field 'text_config.rope_parameters.sliding_attention': {\"rope_theta\":10000.0,"
@@ -191,6 +198,31 @@ TEST(CurrentFormats, UnreadRopeKeysAreRefused) {
                           {"rope_theta", 10000},
                           {"rope_parameters", {{"rope_type", "default"}, {"rope_theta", 5e5}}}}),
             "S.json: field 'rope_parameters.rope_theta': 500000.0 disagrees with rope_theta 10000");
+}
+
+// Gemma 4 31B (transformers 5.7): per-layer-type rope_parameters, proportional RoPE on full
+// attention, whose layers are global_head_dim (512) wide — not read yet, so refused by name;
+// the sliding-window layers (head_dim 256, default RoPE) read.
+TEST(CurrentFormats, Gemma4ProportionalFullAttentionIsRefusedSlidingReads) {
+  json gemma4 = load("gemma-4-31B-it.json");
+  EXPECT_EQ(error_of(gemma4, {"full_attention"}),
+            "S.json: field 'text_config.global_head_dim': 512 gives full-attention layers their own "
+            "head width, which ropecheck does not read yet");
+  gemma4["pairing"] = "half";  // gemma4_text is not in the family table yet
+  const rope_spec sliding = parse_spec(gemma4, "g", {"sliding_attention"});
+  EXPECT_EQ(sliding.head_dim, 256);
+  EXPECT_EQ(sliding.rotary_dim, 256);
+  EXPECT_EQ(sliding.base, 10000.0);
+  EXPECT_EQ(sliding.scaling.type, scaling_type::none);
+  // With the head width the full-attention layers use, their proportional RoPE reads as
+  // transformers computes it: 64 rotated pairs of a 512-wide head.
+  gemma4["text_config"]["head_dim"] = 512;
+  gemma4["text_config"].erase("global_head_dim");
+  const rope_spec full = parse_spec(gemma4, "g", {"full_attention"});
+  EXPECT_EQ(full.scaling.type, scaling_type::proportional);
+  EXPECT_EQ(full.rotary_dim, 512);
+  EXPECT_EQ(full.scaling.rotated_pairs, 64);
+  EXPECT_EQ(full.base, 1000000.0);
 }
 
 // Every rope_type of transformers' modeling_rope_utils (ROPE_INIT_FUNCTIONS plus "default")

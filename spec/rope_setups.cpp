@@ -135,6 +135,7 @@ setup choose(const std::vector<setup>& setups, const text_model& text, std::stri
         "setup for every layer{}",
         source, layer_type, types ? fmt::format(" (layer_types: {})", types->dump()) : ""));
   }
+  if (layer_type.empty() && setups.size() == 1) return setups.front();  // the only RoPE there is
   if (layer_type.empty()) {
     // Gemma 3's older spelling makes the local base the second setup; otherwise the setups are
     // the entries of one per-layer-type block.
@@ -148,8 +149,9 @@ setup choose(const std::vector<setup>& setups, const text_model& text, std::stri
   }
   for (const setup& s : setups)
     if (s.layer_type == layer_type) return s;
-  throw spec_error(fmt::format("{}: field 'layer_type': \"{}\" is not a layer type of this config ({})",
-                               source, layer_type, joined(setups)));
+  throw spec_error(fmt::format(
+      "{}: field 'layer_type': \"{}\" has no RoPE setup in this config (it has: {})", source,
+      layer_type, joined(setups)));
 }
 
 void refuse_unread_rope_keys(const json& root, const text_model& text, std::string_view source) {

@@ -338,8 +338,9 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
   spec.source = source;
   spec.layer_type = chosen.layer_type;
   spec.head_dim = read_head_dim(text, family, source);
+  // Gemma 4: full-attention layers are global_head_dim wide; sliding-window layers head_dim.
   if (const auto global = f::small_int(*text.config, source, text.prefix, "global_head_dim");
-      global && *global != spec.head_dim)
+      global && *global != spec.head_dim && chosen.layer_type != "sliding_attention")
     f::fail(source, f::path(text.prefix, "global_head_dim"), json(*global),
             "gives full-attention layers their own head width, which ropecheck does not read yet");
   const spec_scaling::kind& kind = read_kind(chosen, source);
