@@ -3,7 +3,9 @@
 // real configs in fixtures/model-configs/ (sources in each file).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "spec/model_families.h"
@@ -60,6 +62,52 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
     EXPECT_EQ(s.base, e.base) << e.file;
     EXPECT_EQ(s.pair, e.pair) << e.file;
   }
+}
+
+// Every config in fixtures/model-configs/ has a stated outcome: it reads (the values are
+// checked above and in spec_reader_test / current_formats_test), it needs a layer type, or it
+// is refused for a named reason. A config added without an entry here fails the test, so none
+// is read silently.
+TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
+  const std::map<std::string, std::string> outcome = {
+      {"CodeLlama-7b-hf.json", "reads"},
+      {"DeepSeek-V3.json", "reads"},
+      {"Llama-2-7b-hf.json", "reads"},
+      {"Llama-3.1-8B-Instruct.json", "reads"},
+      {"Llama-3.1-8B.json", "reads"},
+      {"Llama-3.2-1B-Instruct.json", "reads"},
+      {"Llama-3.2-1B.json", "reads"},
+      {"Meta-Llama-3-8B.json", "reads"},
+      {"Mistral-7B-Instruct-v0.2.json", "reads"},
+      {"Mistral-7B-v0.1.json", "reads"},
+      {"Phi-3.5-mini-instruct.json", "reads"},
+      {"Qwen2.5-7B-Instruct.json", "reads"},
+      {"Qwen2.5-VL-7B-Instruct.json", "'rope_scaling.mrope_section'"},
+      {"Qwen3-8B.json", "reads"},
+      {"Qwen3-Next-80B-A3B-Instruct.json", "reads"},
+      {"Qwen3-VL-8B-Instruct.json", "'text_config.rope_parameters.mrope_section'"},
+      {"chatglm3-6b-32k.json", "'rope_ratio': 50 multiplies the base"},
+      {"chatglm3-6b.json", "reads"},
+      {"gemma-2-9b-it.json", "reads"},
+      {"gemma-3-12b-it.json", "holds one RoPE setup per layer type"},
+      {"gemma-3-1b-it.json", "holds one RoPE setup per layer type"},
+      {"gemma-4-31B-it.json", "holds one RoPE setup per layer type"},
+      {"glm-4-9b-chat.json", "'rope_ratio': 500 multiplies the base"},
+      {"gpt-j-6b.json", "reads"},
+      {"gpt-neox-20b.json", "reads"},
+  };
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(configs)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string file = entry.path().filename().string();
+    ++seen;
+    const auto it = outcome.find(file);
+    ASSERT_NE(it, outcome.end()) << file << " has no stated outcome";
+    const std::string error = error_of(load(file));
+    if (it->second == "reads") EXPECT_EQ(error, "no error") << file;
+    else EXPECT_NE(error.find(it->second), std::string::npos) << file << ": " << error;
+  }
+  EXPECT_EQ(seen, static_cast<int>(outcome.size()));
 }
 
 // ChatGLM's rope_ratio multiplies the base in ChatGLM3/GLM-4's modeling_chatglm.py and divides
