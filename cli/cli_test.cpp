@@ -229,6 +229,25 @@ TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
   EXPECT_NE(file_text(path("current.json.npy")), file_text(path("unscaled.json.npy")));
 }
 
+// An M-RoPE spec needs three position streams; until the commands take [3, tokens] positions,
+// they refuse it rather than rotate by one stream.
+TEST_F(CliTest, MRopeSpecsAreRefusedByTheOneStreamCommands) {
+  write_seed000_inputs();
+  write_text("mrope.json", R"({"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}})");
+  for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
+    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
+                                               : " --out " + path("out.npy");
+    const auto r = run(command + " --spec " + path("mrope.json") + " --x " + path("xq.npy") +
+                       " --pos " + path("pos.npy") + out);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(path("mrope.json") + ": field 'mrope_section': M-RoPE rotates by three "
+                            "position streams"),
+              std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << command;
+  }
+}
+
 TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   write_seed000_inputs();
   const auto kernels = run("kernels --json");

@@ -54,6 +54,11 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   rope_inputs in;
   in.spec = read_spec(paths.spec, spec_options{paths.layer_type});
+  if (!in.spec.mrope.section.empty())  // a 1-D rotation of M-RoPE data would be silently wrong
+    throw spec_error(fmt::format(
+        "{}: field 'mrope_section': M-RoPE rotates by three position streams ([3, tokens]), which "
+        "reference, apply and audit do not take yet",
+        paths.spec));
   in.x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const auto& shape = in.x.shape;
   if (!is_floating(in.x.type))

@@ -154,11 +154,17 @@ TEST(CurrentFormats, PerLayerTypeRopeParameters) {
             "\"rope_type\":\"default\"} is not one of layer_types [\"full_attention\"]");
 }
 
-// Qwen3-VL: the text model under text_config, with M-RoPE sections, refused by name.
-TEST(CurrentFormats, TextConfigNestingAndMRopeRefusedByName) {
-  EXPECT_EQ(error_of(load("Qwen3-VL-8B-Instruct.json")),
-            "S.json: field 'text_config.rope_parameters.mrope_section': [24,20,20] is M-RoPE's "
-            "(multimodal) section layout, which ropecheck does not apply yet");
+// Qwen3-VL: the text model under text_config, with interleaved M-RoPE sections.
+TEST(CurrentFormats, TextConfigNestingAndMRopeSections) {
+  const rope_spec qwen3vl = parse_spec(load("Qwen3-VL-8B-Instruct.json"), "S.json");
+  EXPECT_EQ(qwen3vl.head_dim, 128);
+  EXPECT_EQ(qwen3vl.base, 5000000.0);
+  EXPECT_EQ(qwen3vl.mrope.section, (std::vector<int>{24, 20, 20}));
+  EXPECT_TRUE(qwen3vl.mrope.interleaved);
+  json bad = load("Qwen3-VL-8B-Instruct.json");
+  bad["text_config"]["rope_parameters"]["mrope_section"] = {24, 20, 21};
+  EXPECT_EQ(error_of(bad), "S.json: field 'text_config.rope_parameters.mrope_section': [24,20,21] "
+                           "sums to 65 pairs, not rotary_dim/2 = 64");
   // A top-level RoPE key beside text_config must be a copy of the nested one.
   json gemma = load("gemma-3-12b-it.json");
   gemma["rope_theta"] = 1000000;

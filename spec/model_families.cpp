@@ -12,7 +12,7 @@ namespace {
 constexpr pairing half = pairing::half_split;
 constexpr pairing adjacent = pairing::adjacent;
 
-const std::array<family, 24> families = {{
+const std::array<family, 28> families = {{
     {"llama", half, {}, false, "models/llama/modeling_llama.py rotate_half"},
     {"mistral", half, {}, false, "models/mistral/modeling_mistral.py rotate_half"},
     {"mixtral", half, {}, false, "models/mixtral/modeling_mixtral.py rotate_half"},
@@ -46,6 +46,13 @@ const std::array<family, 24> families = {{
      "THUDM chatglm3-6b / glm-4-9b-chat modeling_chatglm.py: RotaryEmbedding(rotary_dim // 2, "
      "rope_ratio), base = 10000·rope_ratio, apply_rotary_pos_emb on x.reshape(..., rot_dim // 2, 2)"},
     {"phi", half, {}, false, "models/phi/modeling_phi.py rotate_half (partial_rotary_factor)"},
+    {"qwen2_vl", half, {}, false,
+     "models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb (rotate_half; M-RoPE)"},
+    {"qwen2_5_vl", half, {}, false,
+     "models/qwen2_5_vl/modeling_qwen2_5_vl.py apply_multimodal_rotary_pos_emb (rotate_half; M-RoPE)"},
+    {"qwen3_vl_text", half, {}, false,
+     "models/qwen3_vl/modeling_qwen3_vl.py apply_rotary_pos_emb (rotate_half; interleaved M-RoPE)"},
+    {"qwen3_vl", half, {}, false, "models/qwen3_vl/modeling_qwen3_vl.py (text model: qwen3_vl_text)"},
 }};
 
 }  // namespace

@@ -64,6 +64,16 @@ struct rope_scaling {
   int rotated_pairs = 0;                         // proportional: pairs with θ_j ≠ 0
 };
 
+// M-RoPE (multimodal RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL): each frequency index j takes its
+// angle from one of three position streams (temporal, height, width). `section` gives the pairs
+// per stream (summing to rotary_dim/2); contiguous (Qwen2/2.5-VL: j < s0 → 0, j < s0 + s1 → 1,
+// else 2) or interleaved (Qwen3-VL: j ≡ 1 mod 3 below 3·s1 → 1, j ≡ 2 mod 3 below 3·s2 → 2,
+// else 0). Empty section: 1-D RoPE.
+struct mrope_layout {
+  std::vector<int> section = {};
+  bool interleaved = false;
+};
+
 struct rope_spec {
   int head_dim = 0;
   int rotary_dim = 0;       // even, 2 <= rotary_dim <= head_dim; dims past it pass through
@@ -76,6 +86,7 @@ struct rope_spec {
   std::optional<double> attention_factor = {};
   std::int64_t sequence_length = 0;
   std::string layer_type = {};  // the layer type whose RoPE this is, when the config has several
+  mrope_layout mrope = {};
 };
 
 // True when the scaled θ_j or A depend on the sequence length.

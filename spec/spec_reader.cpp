@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -43,7 +44,8 @@ constexpr base_default base_defaults[] = {
 // The keys of a scaling block that are not scaling parameters: its type, and the base and
 // rotated fraction the current format moves into it.
 constexpr std::string_view common_block_keys[] = {"rope_type", "type", "rope_theta",
-                                                  "partial_rotary_factor"};
+                                                  "partial_rotary_factor", "mrope_section",
+                                                  "mrope_interleaved"};
 
 int read_head_dim(const text_model& text, const spec_families::family* family,
                   std::string_view source) {
@@ -184,10 +186,6 @@ const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
   static const spec_scaling::kind& unscaled = *spec_scaling::find("default");
   if (!s.block) return unscaled;
   const json& block = *s.block;
-  for (const char* key : {"mrope_section", "mrope_interleaved"})
-    if (const json* v = f::given(block, key))
-      f::fail(source, f::path(s.block_prefix, key), *v,
-              "is M-RoPE's (multimodal) section layout, which ropecheck does not apply yet");
   const json* rope_type = f::given(block, "rope_type");
   const json* type = f::given(block, "type");
   if (rope_type && type && *rope_type != *type)
@@ -200,6 +198,12 @@ const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
     // rope_scaling always named it.
     if (s.block_prefix.ends_with("rope_scaling"))
       f::fail(source, s.block_prefix, block, "has no 'rope_type' or 'type'");
+    return unscaled;
+  }
+  // Qwen2-VL's configs name M-RoPE as the type; transformers reads it as "default" with sections.
+  if (*written == "mrope") {
+    if (!f::given(block, "mrope_section"))
+      f::missing(source, f::path(s.block_prefix, "mrope_section"), "rope_type \"mrope\" needs it");
     return unscaled;
   }
   const spec_scaling::kind* k = written->is_string() ? spec_scaling::find(written->get<std::string>()) : nullptr;
@@ -263,6 +267,32 @@ void read_rotated_dims(const setup& s, const text_model& text, scaling_type type
   if (spec.rotary_dim > spec.head_dim)
     f::fail(source, field, value,
             fmt::format("gives rotary_dim {} > head_dim {}", spec.rotary_dim, spec.head_dim));
+}
+
+// M-RoPE's sections (rope_spec.h): three positive pair counts summing to rotary_dim/2, and
+// whether they are interleaved (Qwen3-VL's mrope_interleaved).
+void read_mrope(const json& block, const std::string& prefix, std::string_view source,
+                rope_spec& spec) {
+  const json* section = f::given(block, "mrope_section");
+  const auto interleaved = f::boolean(block, source, prefix, "mrope_interleaved");
+  if (!section) {
+    if (interleaved)
+      f::missing(source, f::path(prefix, "mrope_section"), "mrope_interleaved needs the sections");
+    return;
+  }
+  const std::string field = f::path(prefix, "mrope_section");
+  int total = 0;
+  if (!section->is_array() || section->size() != 3 ||
+      !std::all_of(section->begin(), section->end(), [&](const json& v) {
+        return v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= (1 << 20);
+      }))
+    f::fail(source, field, *section, "is not three positive integers (temporal, height, width pairs)");
+  for (const json& v : *section) spec.mrope.section.push_back(static_cast<int>(v.get<std::int64_t>()));
+  for (int n : spec.mrope.section) total += n;
+  if (total != spec.rotary_dim / 2)
+    f::fail(source, field, *section,
+            fmt::format("sums to {} pairs, not rotary_dim/2 = {}", total, spec.rotary_dim / 2));
+  spec.mrope.interleaved = interleaved.value_or(false);
 }
 
 std::optional<scaling_convention> convention_named(const std::string& name) {
@@ -360,6 +390,7 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
     kind.read(*chosen.block, ctx, spec.scaling);
   }
   if (family && family->chatglm) read_chatglm_ratio(root, text, source, spec);
+  if (chosen.block) read_mrope(*chosen.block, chosen.block_prefix, source, spec);
   return spec;
 }
 

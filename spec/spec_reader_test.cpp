@@ -100,15 +100,11 @@ TEST(SpecReader, ReadsTheScaledModelConfigs) {
   EXPECT_EQ(q.scaling.factor, 4.0);
   EXPECT_EQ(q.scaling.original_max_position_embeddings, 32768);
 
-  // M-RoPE is a different rotation, not a frequency scaling: still refused, by name.
-  try {
-    read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
-    ADD_FAILURE() << "mrope was accepted";
-  } catch (const spec_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'rope_scaling.mrope_section': [16,24,24] is M-RoPE's"),
-              std::string::npos)
-        << e.what();
-  }
+  // M-RoPE (Qwen2-VL's "mrope" type) is 1-D frequencies with three position streams.
+  const rope_spec vl = read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
+  EXPECT_EQ(vl.scaling.type, scaling_type::none);
+  EXPECT_EQ(vl.mrope.section, (std::vector<int>{16, 24, 24}));
+  EXPECT_FALSE(vl.mrope.interleaved);
   EXPECT_EQ(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
                 .scaling.type,
             scaling_type::none);
