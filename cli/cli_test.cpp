@@ -180,6 +180,74 @@ TEST_F(CliTest, PositionsTheSpecDoesNotAllowExitTwo) {
   EXPECT_EQ(edges.exit_code, 0) << edges.output;
 }
 
+// Issue 16 §1: a config with one RoPE setup per layer type needs --layer-type (exit 2 listing
+// the choices, no output); with it, the chosen setup is used. The current rope_parameters
+// spelling gives the same output, bit for bit, as the older rope_theta + rope_scaling one.
+TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
+  write_seed000_inputs();  // spec.json: head_dim 8, rope_theta 10000, adjacent
+  write_text("layers.json", R"({"head_dim": 8, "pairing": "adjacent", "rope_parameters": {
+      "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+      "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}})");
+  for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
+    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
+                                               : " --out " + path("out.npy");
+    const auto r = run(command + " --spec " + path("layers.json") + " --x " + path("xq.npy") +
+                       " --pos " + path("pos.npy") + out);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(path("layers.json") + ": field 'rope_parameters': holds one RoPE setup "
+                            "per layer type (full_attention, sliding_attention); choose one with "
+                            "--layer-type NAME"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << command;
+  }
+  const auto reference = [&](const std::string& spec, const std::string& extra, const std::string& out) {
+    return run("reference --spec " + path(spec) + " --x " + path("xq.npy") + " --pos " +
+               path("pos.npy") + " --out " + path(out) + extra);
+  };
+  ASSERT_EQ(reference("spec.json", "", "plain.npy").exit_code, 0);
+  const auto sliding = reference("layers.json", " --layer-type sliding_attention", "sliding.npy");
+  ASSERT_EQ(sliding.exit_code, 0) << sliding.output;
+  EXPECT_EQ(file_text(path("sliding.npy")), file_text(path("plain.npy")));
+  ASSERT_EQ(reference("layers.json", " --layer-type full_attention", "full.npy").exit_code, 0);
+  EXPECT_NE(file_text(path("full.npy")), file_text(path("plain.npy")));
+
+  // The issue's Llama 3.1 example (head_dim 8 here) at position 100000, in both spellings.
+  write_npy(path("far.npy"), from_float64(std::vector<double>{0, 1, 4096, 8192, 100000}, {5}, dtype::int64));
+  write_text("current.json", R"({"head_dim": 8, "max_position_embeddings": 131072, "rope_parameters":
+      {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+       "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})");
+  write_text("older.json", R"({"head_dim": 8, "max_position_embeddings": 131072, "rope_theta": 500000.0,
+      "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+       "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})");
+  write_text("unscaled.json", R"({"head_dim": 8})");
+  for (const char* spec : {"current.json", "older.json", "unscaled.json"})
+    ASSERT_EQ(run("reference --spec " + path(spec) + " --x " + path("xq.npy") + " --pos " +
+                  path("far.npy") + " --out " + path(std::string(spec) + ".npy")).exit_code, 0);
+  EXPECT_EQ(file_text(path("current.json.npy")), file_text(path("older.json.npy")));
+  EXPECT_NE(file_text(path("current.json.npy")), file_text(path("unscaled.json.npy")));
+}
+
+// An M-RoPE spec needs three position streams; until the commands take [3, tokens] positions,
+// they refuse it rather than rotate by one stream.
+TEST_F(CliTest, MRopeSpecsAreRefusedByTheOneStreamCommands) {
+  write_seed000_inputs();
+  write_text("mrope.json", R"({"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}})");
+  for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
+    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
+                                               : " --out " + path("out.npy");
+    const auto r = run(command + " --spec " + path("mrope.json") + " --x " + path("xq.npy") +
+                       " --pos " + path("pos.npy") + out);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(path("mrope.json") + ": field 'mrope_section': M-RoPE rotates by three "
+                            "position streams"),
+              std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << command;
+  }
+}
+
 TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   write_seed000_inputs();
   const auto kernels = run("kernels --json");

@@ -60,6 +60,9 @@ void add_apply_command(CLI::App& app, int& exit_status) {
       ->required();
   cmd->add_option("--spec", options->inputs.spec, "RoPE spec (a Hugging Face config.json works)")
       ->required();
+  cmd->add_option("--layer-type", options->inputs.layer_type,
+                  "the layer type whose RoPE to use, when the config has one per layer type "
+                  "(e.g. full_attention, sliding_attention)");
   cmd->add_option("--x", options->inputs.x, "input X.npy (float32, float16, bfloat16 bits)")
       ->required();
   cmd->add_option("--pos", options->inputs.positions, "positions POS.npy (int32/int64)")

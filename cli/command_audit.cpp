@@ -76,6 +76,9 @@ void add_audit_command(CLI::App& app, int& exit_status) {
   auto o = std::make_shared<audit_options>();
   CLI::App* cmd = app.add_subcommand("audit", "Check a third-party RoPE output against the reference");
   cmd->add_option("--spec", o->inputs.spec, "RoPE spec (a Hugging Face config.json works)")->required();
+  cmd->add_option("--layer-type", o->inputs.layer_type,
+                  "the layer type whose RoPE to use, when the config has one per layer type "
+                  "(e.g. full_attention, sliding_attention)");
   cmd->add_option("--x", o->inputs.x, "input X (.npy or .safetensors)")->required();
   cmd->add_option("--pos", o->inputs.positions, "positions (.npy or .safetensors, int32/int64)")->required();
   cmd->add_option("--y", o->y, "the output to audit, same shape as X")->required();

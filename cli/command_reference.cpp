@@ -33,6 +33,9 @@ void add_reference_command(CLI::App& app, int& exit_status) {
       "reference", "Apply the 256-bit reference RoPE to a tensor and write the result");
   cmd->add_option("--spec", options->inputs.spec, "RoPE spec (a Hugging Face config.json works)")
       ->required();
+  cmd->add_option("--layer-type", options->inputs.layer_type,
+                  "the layer type whose RoPE to use, when the config has one per layer type "
+                  "(e.g. full_attention, sliding_attention)");
   cmd->add_option("--x", options->inputs.x, "input X.npy: [tokens, heads, head_dim] or "
                                             "[batch, tokens, heads, head_dim]")
       ->required();

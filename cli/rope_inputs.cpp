@@ -52,7 +52,7 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 }  // namespace
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
-  rope_spec spec = read_spec(paths.spec);
+  rope_spec spec = read_spec(paths.spec, spec_options{paths.layer_type});
   tensor x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
   return make_rope_inputs(std::move(spec), std::move(x), pos, paths);
@@ -62,6 +62,11 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
                              const rope_input_paths& paths) {
   rope_inputs in;
   in.spec = std::move(spec);
+  if (!in.spec.mrope.section.empty())  // a 1-D rotation of M-RoPE data would be silently wrong
+    throw spec_error(fmt::format(
+        "{}: field 'mrope_section': M-RoPE rotates by three position streams ([3, tokens]), which "
+        "reference, apply and audit do not take yet",
+        paths.spec));
   in.x = std::move(x);
   const auto& shape = in.x.shape;
   if (!is_floating(in.x.type))

@@ -25,6 +25,7 @@ struct rope_input_paths {
   std::optional<std::string> x_name;          // tensor name inside a .safetensors file
   std::optional<std::string> positions_name;
   std::optional<dtype> raw16;                 // --dtype bfloat16: 16-bit raw bits are bfloat16
+  std::string layer_type;                     // --layer-type: which per-layer-type RoPE setup
 };
 
 struct rope_inputs {

@@ -109,7 +109,7 @@ rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence
       for (auto& t : theta) {
         const wide wavelength = two_pi / t;
         if (wavelength < l0 / hf) continue;
-        if (wavelength > l0 / lf) t /= s;
+        if (wavelength > l0 / lf || hf == lf) t /= s;  // hf = lf (Llama 4): the band is empty
         else {
           const wide smooth = (l0 / wavelength - lf) / (hf - lf);
           t = (1 - smooth) * t / s + smooth * t;
@@ -135,6 +135,11 @@ rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence
       else factor = ratio <= 1 ? 1.0L : std::sqrt(1 + std::log(ratio) / std::log(static_cast<wide>(l0)));
       break;
     }
+    case scaling_type::proportional:  // θ_j / s for the first rotated_pairs pairs, then 0
+      theta = wide_theta(d, base);
+      for (std::size_t i = 0; i < theta.size(); ++i)
+        theta[i] = static_cast<int>(i) < sc.rotated_pairs ? theta[i] / s : 0.0L;
+      break;
   }
   if (spec.attention_factor) factor = *spec.attention_factor;
   return {rounded(theta), static_cast<double>(factor)};

@@ -130,7 +130,7 @@ TEST(scaling_properties, llama3_continuous_and_monotone_in_wavelength) {
         const auto r = reference::scaled_frequencies<mp_real>(s, 0);
         const auto t = plain(s);
         const auto f = fast::scaled_frequencies(s, 0);
-        const mp_real two_pi = 2 * boost::math::constants::pi<mp_real>();
+        const mp_real two_pi = 2 * acos(mp_real(-1));
         const mp_real lipschitz = (1 - 1 / mp_real(factor)) / (mp_real(hf) - lf);
         for (int i = 0; i + 1 < d / 2; ++i) {
           const mp_real x0 = 8192 / (two_pi / t[i]), x1 = 8192 / (two_pi / t[i + 1]);
@@ -305,6 +305,57 @@ TEST(scaling_properties, real_config_attention_factors_and_regimes) {
     EXPECT_LT(lr.inverse_frequencies[i], lt[i]) << i;
     EXPECT_GT(lr.inverse_frequencies[i], lt[i] / 8) << i;
   }
+}
+
+}  // namespace
+}  // namespace ropecheck::properties
+
+namespace ropecheck::properties {
+namespace {
+
+// Gemma 4's proportional RoPE (transformers _compute_proportional_rope_parameters): over the
+// whole head d, θ'_i = b^(−2i/d)/s for i < floor(p·d/2) and exactly 0 beyond (those pairs pass
+// through). The θ_i here are computed independently (plain()); fast agrees within 4 ulps.
+TEST(scaling_properties, proportional_rotates_the_first_pairs_of_the_whole_head) {
+  const rope_spec s = parse_spec(json::parse(R"({"head_dim": 64, "rope_parameters": {
+      "rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25,
+      "factor": 2.0}})"), "proportional");
+  ASSERT_EQ(s.rotary_dim, 64);
+  ASSERT_EQ(s.scaling.rotated_pairs, 8);
+  const auto r = reference::scaled_frequencies<mp_real>(s, 1);
+  const auto theta = plain(s);
+  ASSERT_EQ(r.inverse_frequencies.size(), 32u);
+  for (std::size_t i = 0; i < 32; ++i) {
+    if (i < 8) EXPECT_LE(relative(r.inverse_frequencies[i], theta[i] / 2), tolerance()) << i;
+    else EXPECT_EQ(r.inverse_frequencies[i], 0) << i;
+  }
+  EXPECT_EQ(r.attention_factor, 1);
+  std::string beyond;
+  scaled_frequencies_distance_in_ulps(fast::scaled_frequencies, s, 1, beyond);
+  EXPECT_TRUE(beyond.empty()) << beyond;
+  EXPECT_EQ(fast::scaled_frequencies(s, 1).inverse_frequencies[8], 0.0);
+}
+
+// Llama 4 sets low_freq_factor = high_freq_factor: the smoothing band is empty (issue 16 §2).
+// Wavelengths below L0/hf keep θ_i, the others are θ_i/s; no NaN, and fast agrees.
+TEST(scaling_properties, llama3_with_equal_band_factors_has_an_empty_band) {
+  const rope_spec s = parse_spec(json::parse(R"({"head_dim": 128, "rope_theta": 500000.0,
+      "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+      "high_freq_factor": 1.0, "original_max_position_embeddings": 8192}})"), "llama4");
+  const auto r = reference::scaled_frequencies<mp_real>(s, 1);
+  const auto theta = plain(s);
+  const mp_real two_pi = 2 * acos(mp_real(-1));
+  int kept = 0;
+  for (std::size_t i = 0; i < theta.size(); ++i) {
+    const bool high = two_pi / theta[i] < 8192;
+    kept += high;
+    EXPECT_LE(relative(r.inverse_frequencies[i], high ? theta[i] : theta[i] / 16), tolerance()) << i;
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, 64);
+  std::string beyond;
+  scaled_frequencies_distance_in_ulps(fast::scaled_frequencies, s, 1, beyond);
+  EXPECT_TRUE(beyond.empty()) << beyond;
 }
 
 }  // namespace

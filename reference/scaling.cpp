@@ -115,8 +115,10 @@ scaled_rotation<mp_real> llama3(const rope_spec& spec) {
     const mp_real wavelength = two_pi / theta;
     if (wavelength < l0 / hf) {
       r.inverse_frequencies.push_back(theta);  // high frequency: kept
-    } else if (wavelength > l0 / lf) {
-      r.inverse_frequencies.push_back(theta / s);  // low frequency: interpolated
+    } else if (wavelength > l0 / lf || hf == lf) {
+      // Low frequency: interpolated. With hf = lf (Llama 4) the smoothing band is empty; its one
+      // boundary point, where the reference implementations divide 0 by 0, goes here.
+      r.inverse_frequencies.push_back(theta / s);
     } else {
       const mp_real smooth = (l0 / wavelength - lf) / (hf - lf);
       r.inverse_frequencies.push_back((1 - smooth) * theta / s + smooth * theta);
@@ -178,6 +180,15 @@ scaled_rotation<mp_real> exact(const rope_spec& spec, std::int64_t sequence_leng
     case scaling_type::yarn: r = yarn(spec); break;
     case scaling_type::llama3: r = llama3(spec); break;
     case scaling_type::longrope: r = longrope(spec, length); break;
+    case scaling_type::proportional: {
+      // Gemma 4 (transformers _compute_proportional_rope_parameters): the whole head's θ_i / s
+      // for the first rotated_pairs pairs, 0 (cos 1, sin 0: pass-through) for the rest.
+      r.inverse_frequencies = plain_theta(d, base);
+      for (int i = 0; i < d / 2; ++i)
+        r.inverse_frequencies[static_cast<std::size_t>(i)] =
+            i < sc.rotated_pairs ? r.inverse_frequencies[static_cast<std::size_t>(i)] / s : mp_real(0);
+      break;
+    }
   }
   if (spec.attention_factor) r.attention_factor = mp_real(*spec.attention_factor);
   return r;

@@ -21,7 +21,9 @@ constexpr std::string_view to_string(pairing p) {
 
 // Frequency scalings (docs/scaling.md gives every formula). `ntk` is ropecheck's name for the
 // static NTK-aware base change; the others are Hugging Face `rope_type` names (`su` → longrope).
-enum class scaling_type { none, linear, ntk, dynamic, yarn, llama3, longrope };
+// `proportional` is Gemma 4's: θ_j/s over the whole head for the first `rotated_pairs` pairs,
+// θ_j = 0 (pass-through) for the rest.
+enum class scaling_type { none, linear, ntk, dynamic, yarn, llama3, longrope, proportional };
 
 // Whose code a formula follows where implementations differ (docs/scaling.md, "Conventions").
 enum class scaling_convention {
@@ -59,6 +61,17 @@ struct rope_scaling {
   std::vector<double> short_factor;              // longrope, rotary_dim/2 entries
   std::optional<double> long_mscale;             // longrope: A in the long regime (vLLM, Phi-3-small)
   std::optional<double> short_mscale;            // longrope: A in the short regime
+  int rotated_pairs = 0;                         // proportional: pairs with θ_j ≠ 0
+};
+
+// M-RoPE (multimodal RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL): each frequency index j takes its
+// angle from one of three position streams (temporal, height, width). `section` gives the pairs
+// per stream (summing to rotary_dim/2); contiguous (Qwen2/2.5-VL: j < s0 → 0, j < s0 + s1 → 1,
+// else 2) or interleaved (Qwen3-VL: j ≡ 1 mod 3 below 3·s1 → 1, j ≡ 2 mod 3 below 3·s2 → 2,
+// else 0). Empty section: 1-D RoPE.
+struct mrope_layout {
+  std::vector<int> section = {};
+  bool interleaved = false;
 };
 
 struct rope_spec {
@@ -72,6 +85,8 @@ struct rope_spec {
   // length the length-dependent scalings (dynamic, longrope) use (0: the caller's).
   std::optional<double> attention_factor = {};
   std::int64_t sequence_length = 0;
+  std::string layer_type = {};  // the layer type whose RoPE this is, when the config has several
+  mrope_layout mrope = {};
 };
 
 // True when the scaled θ_j or A depend on the sequence length.

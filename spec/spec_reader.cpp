@@ -1,5 +1,8 @@
-// The JSON spec reader (spec_reader.h): a Hugging Face config.json or ropecheck's own spec
-// fields into one rope_spec, refusing anything it does not understand.
+// The JSON spec reader (spec_reader.h): a Hugging Face config.json, older or current format, or
+// ropecheck's own spec fields into one rope_spec, refusing anything it does not understand.
+// The steps: find the text model (text_config), its RoPE setups and the one asked for
+// (rope_setups.h), then read head width, base, rotated dims and the scaling block, whose type
+// has its own reader (scaling_readers.h).
 #include "spec/spec_reader.h"
 
 #include <fmt/format.h>
@@ -10,136 +13,286 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "spec/json_fields.h"
+#include "spec/model_families.h"
+#include "spec/rope_setups.h"
+#include "spec/scaling_readers.h"
+
 namespace ropecheck {
 namespace {
 
 using json = nlohmann::json;
+namespace f = spec_fields;
+using spec_setups::setup;
+using spec_setups::text_model;
 
-[[noreturn]] void fail(std::string_view source, std::string_view field, const json& value,
-                       std::string_view problem) {
-  throw spec_error(fmt::format("{}: field '{}': {} {}", source, field, value.dump(), problem));
-}
+// The default base of model types whose configs may leave rope_theta out: the value the model's
+// code then uses. Without a model_type the spec is ropecheck's own and the default is 10000; an
+// unlisted model_type without a base is refused, since its code's default is not known here.
+struct base_default {
+  std::string_view model_type;
+  double base;
+};
+constexpr base_default base_defaults[] = {
+    {"llama", 10000.0},         // transformers LlamaConfig(rope_theta=10000.0)
+    {"gptj", 10000.0},          // transformers modeling_gptj create_sinusoidal_positions: 10000
+    {"gpt_neox", 10000.0},      // transformers GPTNeoXConfig(rotary_emb_base=10000)
+    {"gemma3_text", 1000000.0}, // transformers Gemma3TextConfig(rope_theta=1_000_000.0)
+    {"chatglm", 10000.0},       // modeling_chatglm.py RotaryEmbedding.forward_impl(base=10000)
+};
 
-std::optional<double> number_field(const json& config, std::string_view source,
-                                   const char* field) {
-  const auto it = config.find(field);
-  if (it == config.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number()) fail(source, field, *it, "is not a number");
-  return it->get<double>();
-}
+// The keys of a scaling block that are not scaling parameters: its type, and the base and
+// rotated fraction the current format moves into it.
+constexpr std::string_view common_block_keys[] = {"rope_type", "type", "rope_theta",
+                                                  "partial_rotary_factor", "mrope_section",
+                                                  "mrope_interleaved"};
 
-std::optional<int> int_field(const json& config, std::string_view source, const char* field) {
-  const auto it = config.find(field);
-  if (it == config.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
-      it->get<std::int64_t>() > (1 << 20))
-    fail(source, field, *it, "is not an integer in [1, 1048576]");
-  return static_cast<int>(it->get<std::int64_t>());
-}
-
-int read_head_dim(const json& config, std::string_view source) {
-  for (const char* field : {"qk_rope_head_dim", "head_dim"}) {
-    if (auto v = int_field(config, source, field)) return *v;
-  }
+int read_head_dim(const text_model& text, const spec_families::family* family,
+                  std::string_view source) {
+  const json& config = *text.config;
+  if (family && family->chatglm)  // modeling_chatglm.py: kv_channels, else hidden_size / heads
+    if (auto v = f::small_int(config, source, text.prefix, "kv_channels")) return *v;
+  for (const char* field : {"qk_rope_head_dim", "head_dim"})
+    if (auto v = f::small_int(config, source, text.prefix, field)) return *v;
   for (auto [width, heads] : {std::pair{"hidden_size", "num_attention_heads"},
                               std::pair{"n_embd", "n_head"}}) {
-    const auto w = int_field(config, source, width);
-    const auto h = int_field(config, source, heads);
+    const auto w = f::small_int(config, source, text.prefix, width);
+    const auto h = f::small_int(config, source, text.prefix, heads);
     if (w && h) {
       if (*w % *h != 0)
-        fail(source, width, config[width],
-             fmt::format("is not divisible by {} = {}", heads, *h));
+        f::fail(source, f::path(text.prefix, width), config[width],
+                fmt::format("is not divisible by {} = {}", heads, *h));
       return *w / *h;
     }
   }
-  throw spec_error(fmt::format(
-      "{}: field 'head_dim': missing (give head_dim, or hidden_size and num_attention_heads)",
-      source));
+  f::missing(source, f::path(text.prefix, "head_dim"),
+             "give head_dim, or hidden_size and num_attention_heads");
 }
 
-int read_rotary_dim(const json& config, std::string_view source, int head_dim) {
-  if (auto v = int_field(config, source, "rotary_dim")) return *v;
-  for (const char* field : {"partial_rotary_factor", "rotary_pct"}) {
-    if (auto f = number_field(config, source, field)) {
-      if (!(*f > 0 && *f <= 1)) fail(source, field, config[field], "is not in (0, 1]");
-      return static_cast<int>(head_dim * *f);  // Transformers: int(head_dim * factor)
-    }
+std::string model_type_of(const json& root, const text_model& text, std::string_view source) {
+  if (auto t = f::text(*text.config, source, text.prefix, "model_type")) return *t;
+  if (text.config != &root) return f::text(root, source, "", "model_type").value_or("");
+  return "";
+}
+
+// The spec's own "pairing" key, else the family's (model_families.h), else half-split for
+// ropecheck's own specs (no model_type). A model_type the table does not hold is refused.
+pairing read_pairing(const json& root, const text_model& text, const std::string& model_type,
+                     const spec_families::family* family, std::string_view source) {
+  if (const json* p = f::given(root, "pairing")) {
+    if (*p == "half") return pairing::half_split;
+    if (*p == "adjacent") return pairing::adjacent;
+    f::fail(source, "pairing", *p, "is not \"half\" or \"adjacent\"");
   }
-  return head_dim;
+  if (model_type.empty()) return pairing::half_split;
+  if (!family)
+    f::fail(source, f::path(text.prefix, "model_type"), json(model_type),
+            "has no pairing known to ropecheck (docs/pairing.md); give \"pairing\": \"half\" or "
+            "\"adjacent\"");
+  // transformers' DeepSeek-V3 says it outright: rope_interleave (default true) pairs adjacent.
+  if (const auto interleave = f::boolean(*text.config, source, text.prefix, "rope_interleave"))
+    return *interleave ? pairing::adjacent : pairing::half_split;
+  return family->pair;
 }
 
-pairing read_pairing(const json& config, std::string_view source) {
-  if (const auto it = config.find("pairing"); it != config.end()) {
-    if (*it == "half") return pairing::half_split;
-    if (*it == "adjacent") return pairing::adjacent;
-    fail(source, "pairing", *it, "is not \"half\" or \"adjacent\"");
-  }
-  const auto model_type = config.value("model_type", json()).is_string()
-                              ? config["model_type"].get<std::string>()
-                              : std::string();
-  // GPT-J's rotate_every_two and DeepSeek's interleaved rope pair adjacent coordinates.
-  if (model_type == "gptj" || model_type == "deepseek_v2" || model_type == "deepseek_v3")
-    return pairing::adjacent;
-  return pairing::half_split;
-}
-
-std::optional<std::int64_t> int64_field(const json& object, std::string_view source,
-                                        const std::string& field, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  // Integral-valued floats (8192.0) are accepted: some configs are re-saved through Python floats.
-  if (!it->is_number() || !(it->get<double>() >= 1 && it->get<double>() <= 2147483648.0) ||
-      it->get<double>() != std::floor(it->get<double>()))
-    fail(source, field, *it, "is not an integer in [1, 2^31]");
-  return static_cast<std::int64_t>(it->get<double>());
-}
-
-double positive_number(const json& object, std::string_view source, const std::string& field,
-                       const char* key) {
-  const json& v = object[key];
-  if (!v.is_number()) fail(source, field, v, "is not a number");
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || !(d > 0)) fail(source, field, v, "is not a finite number > 0");
-  return d;
-}
-
-std::optional<scaling_type> scaling_type_named(const std::string& name) {
-  if (name == "default") return scaling_type::none;
-  if (name == "linear") return scaling_type::linear;
-  if (name == "ntk") return scaling_type::ntk;
-  if (name == "dynamic") return scaling_type::dynamic;
-  if (name == "yarn") return scaling_type::yarn;
-  if (name == "llama3") return scaling_type::llama3;
-  if (name == "longrope" || name == "su") return scaling_type::longrope;  // `su`: Phi-3's first name
-  return std::nullopt;
-}
-
-// The keys each rope_type may carry (Hugging Face's rope_config_validation, plus DeepSeek's and
-// ggml's YaRN spellings, and vLLM's LongRoPE mscales). Anything else is refused by name.
-std::vector<std::string_view> keys_of(scaling_type t) {
-  std::vector<std::string_view> keys = {"rope_type", "type"};
-  auto add = [&](std::initializer_list<std::string_view> more) {
-    keys.insert(keys.end(), more.begin(), more.end());
+// Keys only some families' code reads: anywhere else they would be ignored, so they are refused.
+void refuse_other_families_keys(const text_model& text, const spec_families::family* family,
+                                std::string_view source) {
+  const std::string_view type = family ? family->model_type : "";
+  const auto only = [&](std::string_view key, bool allowed, std::string_view who) {
+    if (const json* v = f::given(*text.config, key); v && !allowed)
+      f::fail(source, f::path(text.prefix, key), *v,
+              fmt::format("is read only for model_type {} ({})", who,
+                          type.empty() ? std::string("this config gives none")
+                                       : fmt::format("not \"{}\"", type)));
   };
-  switch (t) {
-    case scaling_type::none: break;
-    case scaling_type::linear:
-    case scaling_type::ntk:
-    case scaling_type::dynamic: add({"factor"}); break;
-    case scaling_type::yarn:
-      add({"factor", "original_max_position_embeddings", "attention_factor", "beta_fast",
-           "beta_slow", "mscale", "mscale_all_dim", "truncate", "extrapolation_factor",
-           "attn_factor", "freq_scale", "ext_factor", "n_ctx_orig"});
-      break;
-    case scaling_type::llama3:
-      add({"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"});
-      break;
-    case scaling_type::longrope:
-      add({"factor", "long_factor", "short_factor", "original_max_position_embeddings",
-           "attention_factor", "long_mscale", "short_mscale"});
-      break;
+  const bool chatglm = family && family->chatglm;
+  only("rope_ratio", chatglm, "chatglm");
+  only("original_rope", chatglm, "chatglm");
+  only("rope_interleave", type == "deepseek_v3" || type == "deepseek_v2", "deepseek_v3");
+  only("no_rope_layers", type == "llama4_text" || type == "llama4", "llama4_text");
+  if (const auto original = f::boolean(*text.config, source, text.prefix, "original_rope");
+      original == false)
+    f::fail(source, f::path(text.prefix, "original_rope"), json(false),
+            "selects a form modeling_chatglm.py does not implement");
+}
+
+// ChatGLM: base 10000·rope_ratio in ChatGLM3 and GLM-4's modeling_chatglm.py, but positions /
+// rope_ratio in ChatGLM2's; the config does not say which code it runs with, so a ratio other
+// than 1 needs the spec's own "rope_ratio_applies_to": "base" or "positions".
+void read_chatglm_ratio(const json& root, const text_model& text, std::string_view source,
+                        rope_spec& spec) {
+  const auto ratio = f::positive(*text.config, source, text.prefix, "rope_ratio");
+  const auto applies_to = f::text(root, source, "", "rope_ratio_applies_to");
+  if (!ratio || *ratio == 1) return;
+  if (!applies_to)
+    f::fail(source, f::path(text.prefix, "rope_ratio"), *f::given(*text.config, "rope_ratio"),
+            "multiplies the base in ChatGLM3/GLM-4 code and divides the positions in ChatGLM2 "
+            "code; give \"rope_ratio_applies_to\": \"base\" or \"positions\"");
+  if (*applies_to == "base") {
+    spec.base *= *ratio;
+  } else if (*applies_to == "positions") {
+    spec.scaling.type = scaling_type::linear;  // m / r · θ_j = m · θ_j / r
+    spec.scaling.factor = *ratio;
+  } else {
+    f::fail(source, "rope_ratio_applies_to", *f::given(root, "rope_ratio_applies_to"),
+            "is not \"base\" or \"positions\"");
   }
-  return keys;
+}
+
+// A number given inside the setup's block or at the text model's top level (the current format
+// moves rope_theta and partial_rotary_factor into the block); given in both, they must agree.
+struct located_number {
+  std::optional<double> value;
+  const json* written = nullptr;  // the JSON value, for messages
+  std::string field;
+};
+
+located_number block_or_top(const setup& s, const text_model& text, std::string_view key,
+                            std::string_view top_key, std::string_view source) {
+  const auto inside = s.block ? f::number(*s.block, source, s.block_prefix, key) : std::nullopt;
+  const auto top = f::number(*text.config, source, text.prefix, top_key);
+  if (inside && top && *inside != *top)
+    f::fail(source, f::path(s.block_prefix, key), *f::given(*s.block, key),
+            fmt::format("disagrees with {} {}", f::path(text.prefix, top_key), *top));
+  if (inside) return {inside, f::given(*s.block, key), f::path(s.block_prefix, key)};
+  if (top) return {top, f::given(*text.config, top_key), f::path(text.prefix, top_key)};
+  return {};
+}
+
+double read_base(const setup& s, const text_model& text, const std::string& model_type,
+                 std::string_view source) {
+  located_number base;
+  if (s.base) {
+    if (!s.base->is_number()) f::fail(source, s.base_field, *s.base, "is not a number");
+    base = {s.base->get<double>(), s.base, s.base_field};
+  } else {
+    const bool neox = !f::given(*text.config, "rope_theta") && f::given(*text.config, "rotary_emb_base");
+    base = block_or_top(s, text, "rope_theta", neox ? "rotary_emb_base" : "rope_theta", source);
+  }
+  if (!base.value) {
+    if (model_type.empty()) return 10000.0;
+    for (const base_default& d : base_defaults)
+      if (d.model_type == model_type) return d.base;
+    f::missing(source, f::path(text.prefix, "rope_theta"),
+               fmt::format("model_type \"{}\" has no default base known to ropecheck", model_type));
+  }
+  if (!std::isfinite(*base.value) || !(*base.value > 1))
+    f::fail(source, base.field, *base.written, "is not a finite number > 1");
+  return *base.value;
+}
+
+const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
+  static const spec_scaling::kind& unscaled = *spec_scaling::find("default");
+  if (!s.block) return unscaled;
+  const json& block = *s.block;
+  const json* rope_type = f::given(block, "rope_type");
+  const json* type = f::given(block, "type");
+  if (rope_type && type && *rope_type != *type)
+    f::fail(source, f::path(s.block_prefix, "type"), *type,
+            fmt::format("disagrees with {}.rope_type {}", s.block_prefix, rope_type->dump()));
+  const json* written = rope_type ? rope_type : type;
+  const std::string type_field = f::path(s.block_prefix, rope_type ? "rope_type" : "type");
+  if (!written) {
+    // The current format defaults rope_type to "default" (standardize_rope_params); the older
+    // rope_scaling always named it.
+    if (s.block_prefix.ends_with("rope_scaling"))
+      f::fail(source, s.block_prefix, block, "has no 'rope_type' or 'type'");
+    return unscaled;
+  }
+  // Qwen2-VL's configs name M-RoPE as the type; transformers reads it as "default" with sections.
+  if (*written == "mrope") {
+    if (!f::given(block, "mrope_section"))
+      f::missing(source, f::path(s.block_prefix, "mrope_section"), "rope_type \"mrope\" needs it");
+    return unscaled;
+  }
+  const spec_scaling::kind* k = written->is_string() ? spec_scaling::find(written->get<std::string>()) : nullptr;
+  if (!k)
+    f::fail(source, type_field, *written,
+            fmt::format("is not a known rope_type ({})", spec_scaling::names()));
+  for (const auto& [key, value] : block.items()) {
+    const bool common = std::find(std::begin(common_block_keys), std::end(common_block_keys), key) !=
+                        std::end(common_block_keys);
+    if (!common && std::find(k->keys.begin(), k->keys.end(), key) == k->keys.end())
+      f::fail(source, f::path(s.block_prefix, key), value,
+              fmt::format("is not a key of rope_type \"{}\"", k->name));
+  }
+  return *k;
+}
+
+// Rotated dims: rotary_dim, else int(head_dim × partial_rotary_factor) (or GPT-NeoX rotary_pct),
+// else the whole head. Proportional RoPE spans the whole head and rotates its first
+// floor(partial_rotary_factor × head_dim / 2) pairs (transformers _compute_proportional_rope_parameters).
+void read_rotated_dims(const setup& s, const text_model& text, scaling_type type,
+                       const spec_families::family* family, std::string_view source,
+                       rope_spec& spec) {
+  const json& config = *text.config;
+  std::string field = f::path(text.prefix, "head_dim");
+  located_number fraction = block_or_top(s, text, "partial_rotary_factor", "partial_rotary_factor", source);
+  if (!fraction.value) {
+    if (const auto pct = f::number(config, source, text.prefix, "rotary_pct"))
+      fraction = {pct, f::given(config, "rotary_pct"), f::path(text.prefix, "rotary_pct")};
+  }
+  if (fraction.value && !(*fraction.value > 0 && *fraction.value <= 1))
+    f::fail(source, fraction.field, *fraction.written, "is not in (0, 1]");
+  if (type == scaling_type::proportional) {
+    spec.rotary_dim = spec.head_dim;
+    spec.scaling.rotated_pairs =
+        static_cast<int>(std::floor(fraction.value.value_or(1) * spec.head_dim / 2));
+    if (spec.scaling.rotated_pairs < 1)
+      f::fail(source, fraction.field, fraction.written ? *fraction.written : json(*fraction.value),
+              "rotates no pair of the head");
+    return;
+  }
+  if (family && family->default_rotary_fraction && !fraction.value)
+    fraction = {family->default_rotary_fraction, nullptr, f::path(text.prefix, "partial_rotary_factor")};
+  if (family && family->chatglm) {
+    spec.rotary_dim = spec.head_dim / 2;  // RotaryEmbedding(rotary_dim // 2): half of each head
+  } else if (const auto v = f::small_int(config, source, text.prefix, "rotary_dim")) {
+    spec.rotary_dim = *v;
+    field = f::path(text.prefix, "rotary_dim");
+  } else if (fraction.value) {
+    spec.rotary_dim = static_cast<int>(spec.head_dim * *fraction.value);  // Transformers: int(head_dim * factor)
+    field = fraction.field;
+  } else {
+    spec.rotary_dim = spec.head_dim;
+  }
+  const json* written = f::given(config, "rotary_dim") ? f::given(config, "rotary_dim")
+                        : fraction.value                ? fraction.written
+                                                        : nullptr;
+  const json value = written ? *written : json(spec.rotary_dim);  // a family default has no JSON
+  if (spec.rotary_dim % 2 != 0 || spec.rotary_dim < 2)
+    f::fail(source, field, value,
+            fmt::format("gives rotary_dim {}, which is not even and >= 2", spec.rotary_dim));
+  if (spec.rotary_dim > spec.head_dim)
+    f::fail(source, field, value,
+            fmt::format("gives rotary_dim {} > head_dim {}", spec.rotary_dim, spec.head_dim));
+}
+
+// M-RoPE's sections (rope_spec.h): three positive pair counts summing to rotary_dim/2, and
+// whether they are interleaved (Qwen3-VL's mrope_interleaved).
+void read_mrope(const json& block, const std::string& prefix, std::string_view source,
+                rope_spec& spec) {
+  const json* section = f::given(block, "mrope_section");
+  const auto interleaved = f::boolean(block, source, prefix, "mrope_interleaved");
+  if (!section) {
+    if (interleaved)
+      f::missing(source, f::path(prefix, "mrope_section"), "mrope_interleaved needs the sections");
+    return;
+  }
+  const std::string field = f::path(prefix, "mrope_section");
+  int total = 0;
+  if (!section->is_array() || section->size() != 3 ||
+      !std::all_of(section->begin(), section->end(), [&](const json& v) {
+        return v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= (1 << 20);
+      }))
+    f::fail(source, field, *section, "is not three positive integers (temporal, height, width pairs)");
+  for (const json& v : *section) spec.mrope.section.push_back(static_cast<int>(v.get<std::int64_t>()));
+  for (int n : spec.mrope.section) total += n;
+  if (total != spec.rotary_dim / 2)
+    f::fail(source, field, *section,
+            fmt::format("sums to {} pairs, not rotary_dim/2 = {}", total, spec.rotary_dim / 2));
+  spec.mrope.interleaved = interleaved.value_or(false);
 }
 
 std::optional<scaling_convention> convention_named(const std::string& name) {
@@ -149,183 +302,26 @@ std::optional<scaling_convention> convention_named(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<double> factor_list(const json& rs, std::string_view source, const char* key,
-                                int rotary_dim) {
-  const std::string field = fmt::format("rope_scaling.{}", key);
-  const auto it = rs.find(key);
-  if (it == rs.end() || it->is_null())
-    throw spec_error(fmt::format("{}: field '{}': missing (longrope needs it)", source, field));
-  if (!it->is_array() || it->size() != static_cast<std::size_t>(rotary_dim / 2))
-    fail(source, field, *it,
-         fmt::format("is not an array of rotary_dim/2 = {} numbers", rotary_dim / 2));
-  std::vector<double> f;
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    const json& v = (*it)[i];
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > 0))
-      fail(source, fmt::format("{}[{}]", field, i), v, "is not a finite number > 0");
-    f.push_back(v.get<double>());
+// ropecheck's own keys, read from the spec's top level (docs/scaling.md, "Spec keys").
+void read_own_keys(const json& root, std::string_view source, rope_spec& spec) {
+  if (auto n = f::length(root, source, "", "sequence_length")) spec.sequence_length = *n;
+  spec.attention_factor = f::positive(root, source, "", "attention_factor");
+  if (const json* c = f::given(root, "scaling_convention")) {
+    const auto convention = c->is_string() ? convention_named(c->get<std::string>()) : std::nullopt;
+    if (!convention)
+      f::fail(source, "scaling_convention", *c,
+              "is not one of \"hf\", \"hf_derived_factor\", \"vllm\", \"deepseek\", \"ggml\"");
+    spec.scaling.convention = *convention;
   }
-  return f;
 }
 
-// rope_scaling as a Hugging Face config.json writes it, plus ropecheck's top-level keys
-// (scaling_convention, attention_factor, sequence_length). See docs/scaling.md.
-void read_scaling(const json& config, std::string_view source, rope_spec& spec) {
-  rope_scaling& sc = spec.scaling;
-  const auto max_pos = int64_field(config, source, "max_position_embeddings",
-                                   "max_position_embeddings");
-  sc.max_position_embeddings = max_pos.value_or(0);
-  if (auto n = int64_field(config, source, "sequence_length", "sequence_length"))
-    spec.sequence_length = *n;
-  if (config.contains("attention_factor") && !config["attention_factor"].is_null())
-    spec.attention_factor = positive_number(config, source, "attention_factor", "attention_factor");
-  if (const auto it = config.find("scaling_convention"); it != config.end()) {
-    const auto c = it->is_string() ? convention_named(it->get<std::string>()) : std::nullopt;
-    if (!c)
-      fail(source, "scaling_convention", *it,
-           "is not one of \"hf\", \"hf_derived_factor\", \"vllm\", \"deepseek\", \"ggml\"");
-    sc.convention = *c;
-  }
-
-  const auto it = config.find("rope_scaling");
-  if (it == config.end() || it->is_null()) return;
-  const json& rs = *it;
-  if (!rs.is_object()) fail(source, "rope_scaling", rs, "is not an object or null");
-  const char* type_key = rs.contains("rope_type") ? "rope_type" : "type";
-  if (!rs.contains(type_key)) fail(source, "rope_scaling", rs, "has no 'rope_type' or 'type'");
-  if (rs.contains("rope_type") && rs.contains("type") && rs["rope_type"] != rs["type"])
-    fail(source, "rope_scaling.type", rs["type"],
-         fmt::format("disagrees with rope_scaling.rope_type {}", rs["rope_type"].dump()));
-  const json& type_value = rs[type_key];
-  const auto type =
-      type_value.is_string() ? scaling_type_named(type_value.get<std::string>()) : std::nullopt;
-  if (!type)
-    fail(source, fmt::format("rope_scaling.{}", type_key), type_value,
-         "is not a known rope_type (default, linear, ntk, dynamic, yarn, llama3, longrope, su)");
-  sc.type = *type;
-  const auto allowed = keys_of(sc.type);
-  for (const auto& [key, value] : rs.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail(source, fmt::format("rope_scaling.{}", key), value,
-           fmt::format("is not a key of rope_type \"{}\"", type_value.get<std::string>()));
-  }
-  auto field = [](const char* key) { return fmt::format("rope_scaling.{}", key); };
-  auto number = [&](const char* key) -> std::optional<double> {
-    if (!rs.contains(key) || rs[key].is_null()) return std::nullopt;
-    return positive_number(rs, source, field(key), key);
-  };
-  auto require = [&](std::optional<double> v, const char* key) {
-    if (!v)
-      throw spec_error(fmt::format("{}: field '{}': missing (rope_type \"{}\" needs it)", source,
-                                   field(key), type_value.get<std::string>()));
-    return *v;
-  };
-  auto original = [&]() -> std::optional<std::int64_t> {
-    if (auto v = int64_field(rs, source, field("original_max_position_embeddings"),
-                             "original_max_position_embeddings")) {
-      sc.original_max_in_rope_scaling = true;
-      return v;
-    }
-    return std::nullopt;
-  };
-
-  switch (sc.type) {
-    case scaling_type::none: return;
-    case scaling_type::linear:
-    case scaling_type::ntk: sc.factor = require(number("factor"), "factor"); return;
-    case scaling_type::dynamic:
-      sc.factor = require(number("factor"), "factor");
-      if (!max_pos)
-        throw spec_error(fmt::format(
-            "{}: field 'max_position_embeddings': missing (rope_type \"dynamic\" needs it)",
-            source));
-      return;
-    case scaling_type::llama3: {
-      // Defaults are Llama 3.1's published values.
-      sc.factor = number("factor").value_or(8);
-      sc.low_freq_factor = number("low_freq_factor").value_or(1);
-      sc.high_freq_factor = number("high_freq_factor").value_or(4);
-      sc.original_max_position_embeddings = original().value_or(8192);
-      if (!(sc.high_freq_factor > sc.low_freq_factor))
-        fail(source, field("high_freq_factor"), rs.value("high_freq_factor", json(4)),
-             fmt::format("is not > low_freq_factor {}", sc.low_freq_factor));
-      return;
-    }
-    case scaling_type::yarn: {
-      const auto factor = number("factor");
-      const auto freq_scale = number("freq_scale");  // ggml: freq_scale = 1/s
-      if (factor && freq_scale && *factor * *freq_scale != 1)
-        fail(source, field("freq_scale"), rs["freq_scale"],
-             fmt::format("is not 1/factor (factor {})", *factor));
-      sc.factor = factor ? *factor : 1 / require(freq_scale, "factor");
-      auto l0 = original();
-      if (auto n = int64_field(rs, source, field("n_ctx_orig"), "n_ctx_orig")) {
-        if (l0 && *l0 != *n)
-          fail(source, field("n_ctx_orig"), rs["n_ctx_orig"],
-               fmt::format("disagrees with original_max_position_embeddings {}", *l0));
-        l0 = n;
-        sc.original_max_in_rope_scaling = true;
-      }
-      if (!l0) l0 = max_pos;  // Hugging Face: L0 defaults to max_position_embeddings
-      if (!l0)
-        throw spec_error(fmt::format(
-            "{}: field 'rope_scaling.original_max_position_embeddings': missing (yarn needs it, "
-            "or max_position_embeddings)",
-            source));
-      sc.original_max_position_embeddings = *l0;
-      sc.beta_fast = number("beta_fast").value_or(32);
-      sc.beta_slow = number("beta_slow").value_or(1);
-      for (const char* key : {"mscale", "mscale_all_dim", "extrapolation_factor", "ext_factor",
-                              "attn_factor"}) {
-        // These may be 0 (ggml ext_factor 0 turns the ramp off; DeepSeek mscale_all_dim 0).
-        if (!rs.contains(key) || rs[key].is_null()) continue;
-        if (!rs[key].is_number() || !std::isfinite(rs[key].get<double>()) ||
-            rs[key].get<double>() < 0)
-          fail(source, field(key), rs[key], "is not a finite number >= 0");
-      }
-      auto given = [&](const char* key) { return rs.contains(key) && !rs[key].is_null(); };
-      if (given("mscale")) sc.mscale = rs["mscale"].get<double>();
-      if (given("mscale_all_dim")) sc.mscale_all_dim = rs["mscale_all_dim"].get<double>();
-      if (given("extrapolation_factor") && given("ext_factor"))
-        fail(source, field("ext_factor"), rs["ext_factor"],
-             "is given with extrapolation_factor (two spellings of one value)");
-      for (const char* key : {"extrapolation_factor", "ext_factor"})
-        if (given(key)) sc.extrapolation_factor = rs[key].get<double>();
-      if (given("attn_factor")) sc.attn_factor = rs["attn_factor"].get<double>();
-      sc.attention_factor = number("attention_factor");
-      if (rs.contains("truncate")) {
-        if (!rs["truncate"].is_boolean())
-          fail(source, field("truncate"), rs["truncate"], "is not true or false");
-        sc.truncate = rs["truncate"].get<bool>();
-      }
-      return;
-    }
-    case scaling_type::longrope: {
-      sc.factor = number("factor").value_or(1);
-      auto l0 = original();
-      if (!l0) {
-        if (auto top = int64_field(config, source, "original_max_position_embeddings",
-                                   "original_max_position_embeddings")) {
-          l0 = top;
-          sc.original_max_top_level = true;
-        }
-      }
-      if (!l0) l0 = max_pos;
-      if (!l0)
-        throw spec_error(fmt::format(
-            "{}: field 'original_max_position_embeddings': missing (longrope needs it)", source));
-      sc.original_max_position_embeddings = *l0;
-      if (sc.original_max_top_level && !max_pos)
-        throw spec_error(fmt::format(
-            "{}: field 'max_position_embeddings': missing (longrope needs it)", source));
-      sc.long_factor = factor_list(rs, source, "long_factor", spec.rotary_dim);
-      sc.short_factor = factor_list(rs, source, "short_factor", spec.rotary_dim);
-      sc.attention_factor = number("attention_factor");
-      sc.long_mscale = number("long_mscale");
-      sc.short_mscale = number("short_mscale");
-      return;
-    }
-  }
+// The layer type asked for: --layer-type, or the spec's own "layer_type" key; both must agree.
+std::string chosen_layer_type(const json& root, const spec_options& options, std::string_view source) {
+  const auto in_spec = f::text(root, source, "", "layer_type");
+  if (in_spec && !options.layer_type.empty() && *in_spec != options.layer_type)
+    f::fail(source, "layer_type", root["layer_type"],
+            fmt::format("disagrees with --layer-type \"{}\"", options.layer_type));
+  return options.layer_type.empty() ? in_spec.value_or("") : options.layer_type;
 }
 
 }  // namespace
@@ -339,6 +335,7 @@ std::string_view to_string(scaling_type t) {
     case scaling_type::yarn: return "yarn";
     case scaling_type::llama3: return "llama3";
     case scaling_type::longrope: return "longrope";
+    case scaling_type::proportional: return "proportional";
   }
   return "?";
 }
@@ -354,34 +351,50 @@ std::string_view to_string(scaling_convention c) {
   return "?";
 }
 
-rope_spec parse_spec(const json& config, std::string_view source) {
-  if (!config.is_object())
-    throw spec_error(fmt::format("{}: the spec is not a JSON object", source));
+rope_spec parse_spec(const json& root, std::string_view source, const spec_options& options) {
+  if (!root.is_object()) throw spec_error(fmt::format("{}: the spec is not a JSON object", source));
+  const text_model text = spec_setups::find_text_model(root, source);
+  spec_setups::refuse_unread_rope_keys(root, text, source);
+  if (const auto uses_rope = f::boolean(*text.config, source, text.prefix, "rotary"); uses_rope == false)
+    f::fail(source, f::path(text.prefix, "rotary"), json(false), "says the model has no rotary embedding");
+  const setup chosen = spec_setups::choose(spec_setups::find_setups(text, source), text,
+                                           chosen_layer_type(root, options, source), source);
+
+  const std::string model_type = model_type_of(root, text, source);
+  const spec_families::family* family = spec_families::find(model_type);
+  refuse_other_families_keys(text, family, source);
+
   rope_spec spec;
   spec.source = source;
-  spec.head_dim = read_head_dim(config, source);
-  spec.rotary_dim = read_rotary_dim(config, source, spec.head_dim);
-  const char* base_field = config.contains("rope_theta") ? "rope_theta" : "rotary_emb_base";
-  spec.base = number_field(config, source, base_field).value_or(10000.0);
-  spec.pair = read_pairing(config, source);
-
-  const char* rotary_field = config.contains("rotary_dim")              ? "rotary_dim"
-                             : config.contains("partial_rotary_factor") ? "partial_rotary_factor"
-                             : config.contains("rotary_pct")            ? "rotary_pct"
-                                                                        : "head_dim";
-  if (spec.rotary_dim % 2 != 0 || spec.rotary_dim < 2)
-    fail(source, rotary_field, config.value(rotary_field, json(spec.rotary_dim)),
-         fmt::format("gives rotary_dim {}, which is not even and >= 2", spec.rotary_dim));
-  if (spec.rotary_dim > spec.head_dim)
-    fail(source, rotary_field, config.value(rotary_field, json(spec.rotary_dim)),
-         fmt::format("gives rotary_dim {} > head_dim {}", spec.rotary_dim, spec.head_dim));
-  if (!std::isfinite(spec.base) || !(spec.base > 1))
-    fail(source, base_field, config[base_field], "is not a finite number > 1");
-  read_scaling(config, source, spec);  // after rotary_dim: longrope checks its factor counts
+  spec.layer_type = chosen.layer_type;
+  spec.head_dim = read_head_dim(text, family, source);
+  // Gemma 4: full-attention layers are global_head_dim wide; sliding-window layers head_dim.
+  if (const auto global = f::small_int(*text.config, source, text.prefix, "global_head_dim");
+      global && *global != spec.head_dim && chosen.layer_type != "sliding_attention")
+    f::fail(source, f::path(text.prefix, "global_head_dim"), json(*global),
+            "gives full-attention layers their own head width, which ropecheck does not read yet");
+  const spec_scaling::kind& kind = read_kind(chosen, source);
+  spec.scaling.type = kind.type;
+  spec.base = read_base(chosen, text, model_type, source);
+  spec.pair = read_pairing(root, text, model_type, family, source);
+  read_own_keys(root, source, spec);
+  read_rotated_dims(chosen, text, kind.type, family, source, spec);  // before the scaling: longrope counts
+  const auto max_pos = f::length(*text.config, source, text.prefix, "max_position_embeddings");
+  spec.scaling.max_position_embeddings = max_pos.value_or(0);
+  if (chosen.block) {
+    spec_scaling::context ctx{source, chosen.block_prefix, std::string(kind.name), max_pos,
+                              f::length(*text.config, source, text.prefix,
+                                        "original_max_position_embeddings"),
+                              f::path(text.prefix, "original_max_position_embeddings"),
+                              spec.rotary_dim};
+    kind.read(*chosen.block, ctx, spec.scaling);
+  }
+  if (family && family->chatglm) read_chatglm_ratio(root, text, source, spec);
+  if (chosen.block) read_mrope(*chosen.block, chosen.block_prefix, source, spec);
   return spec;
 }
 
-rope_spec read_spec(const std::filesystem::path& file) {
+rope_spec read_spec(const std::filesystem::path& file, const spec_options& options) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw spec_error(fmt::format("{}: cannot open the spec file", file.string()));
   json config;
@@ -390,7 +403,7 @@ rope_spec read_spec(const std::filesystem::path& file) {
   } catch (const json::parse_error& e) {
     throw spec_error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
   }
-  return parse_spec(config, file.string());
+  return parse_spec(config, file.string(), options);
 }
 
 }  // namespace ropecheck

@@ -1,16 +1,18 @@
-// Reads a ropecheck spec: a JSON object that accepts a Hugging Face config.json as is.
-// Keys read (all others are ignored, as a config.json carries many):
-//   head_dim | qk_rope_head_dim | hidden_size / num_attention_heads | n_embd / n_head
-//   rope_theta | rotary_emb_base                       (default 10000, the Transformers default)
-//   rotary_dim | partial_rotary_factor | rotary_pct    (default: the whole head)
-//   pairing: "half" | "adjacent"                       (default "half"; "adjacent" for GPT-J
-//                                                        and DeepSeek configs, whose code pairs so)
-//   rope_scaling: null, absent or of type "default"    (other scalings are refused for now)
+// Reads a ropecheck spec: a JSON object that accepts a Hugging Face config.json as is, in the
+// older (`rope_theta` + `rope_scaling`) and the current (`rope_parameters`) transformers formats,
+// with the text model's keys at the top level or nested under `text_config` (vision-language
+// configs). README "The spec" lists every key. Nothing RoPE-related is ignored: a key that looks
+// like a RoPE setting (its name holds "rope", "rotary", "theta" or "freq") and that the reader
+// does not read is refused by name, never replaced by a default.
+// Where a config holds several RoPE setups (one per layer type: Gemma 3's sliding and full
+// attention), the caller picks one (`--layer-type`, or the spec's own `layer_type` key);
+// leaving it out is an error listing the choices.
 // Errors name the file, the field and the value (spec_error).
 #pragma once
 
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
@@ -24,7 +26,13 @@ class spec_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-rope_spec read_spec(const std::filesystem::path& file);
-rope_spec parse_spec(const nlohmann::json& config, std::string_view source);
+// Choices made outside the spec file (command-line flags).
+struct spec_options {
+  std::string layer_type;  // --layer-type: which per-layer-type RoPE setup to read ("" = none)
+};
+
+rope_spec read_spec(const std::filesystem::path& file, const spec_options& options = {});
+rope_spec parse_spec(const nlohmann::json& config, std::string_view source,
+                     const spec_options& options = {});
 
 }  // namespace ropecheck

@@ -100,14 +100,11 @@ TEST(SpecReader, ReadsTheScaledModelConfigs) {
   EXPECT_EQ(q.scaling.factor, 4.0);
   EXPECT_EQ(q.scaling.original_max_position_embeddings, 32768);
 
-  // M-RoPE is a different rotation, not a frequency scaling: still refused, by name.
-  try {
-    read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
-    ADD_FAILURE() << "mrope was accepted";
-  } catch (const spec_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'rope_scaling.type': \"mrope\""), std::string::npos)
-        << e.what();
-  }
+  // M-RoPE (Qwen2-VL's "mrope" type) is 1-D frequencies with three position streams.
+  const rope_spec vl = read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
+  EXPECT_EQ(vl.scaling.type, scaling_type::none);
+  EXPECT_EQ(vl.mrope.section, (std::vector<int>{16, 24, 24}));
+  EXPECT_FALSE(vl.mrope.interleaved);
   EXPECT_EQ(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
                 .scaling.type,
             scaling_type::none);
@@ -169,7 +166,7 @@ TEST(SpecReader, BadScalingsNameFileFieldAndValue) {
   };
   EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "yarm"}}}}),
             "S.json: field 'rope_scaling.rope_type': \"yarm\" is not a known rope_type (default, "
-            "linear, ntk, dynamic, yarn, llama3, longrope, su)");
+            "linear, ntk, dynamic, yarn, llama3, longrope, su, proportional)");
   EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}, {"factor", 2}, {"fator", 3}}}}),
             "S.json: field 'rope_scaling.fator': 3 is not a key of rope_type \"linear\"");
   EXPECT_EQ(error_with({{"rope_scaling", {{"rope_type", "linear"}}}}),

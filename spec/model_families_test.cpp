@@ -1,0 +1,158 @@
+// Every model family's pairing and rotated dims (issue 16 §2; the table is
+// spec/model_families.cpp, each row citing its modeling source; docs/pairing.md), read from the
+// real configs in fixtures/model-configs/ (sources in each file).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "spec/model_families.h"
+#include "spec/spec_reader.h"
+
+namespace ropecheck {
+namespace {
+
+using nlohmann::json;
+
+const std::string configs = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
+
+json load(const std::string& file) { return json::parse(std::ifstream(configs + file)); }
+
+std::string error_of(const json& config) {
+  try {
+    parse_spec(config, "S.json");
+  } catch (const spec_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+struct expected {
+  const char* file;
+  const char* layer_type;
+  int head_dim;
+  int rotary_dim;
+  double base;
+  pairing pair;
+};
+
+TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
+  const auto half = pairing::half_split;
+  const auto adjacent = pairing::adjacent;
+  for (const expected& e : {
+           expected{"Llama-2-7b-hf.json", "", 128, 128, 10000, half},          // llama
+           expected{"Llama-3.1-8B.json", "", 128, 128, 500000, half},          // llama
+           expected{"Mistral-7B-v0.1.json", "", 128, 128, 10000, half},        // mistral
+           expected{"Qwen2.5-7B-Instruct.json", "", 128, 128, 1e6, half},      // qwen2
+           expected{"Qwen3-8B.json", "", 128, 128, 1e6, half},                 // qwen3
+           expected{"Qwen3-Next-80B-A3B-Instruct.json", "", 256, 64, 1e7, half},  // qwen3_next
+           expected{"gemma-2-9b-it.json", "", 256, 256, 10000, half},          // gemma2
+           expected{"gemma-3-12b-it.json", "full_attention", 256, 256, 1e6, half},  // gemma3_text
+           expected{"Phi-3.5-mini-instruct.json", "", 96, 96, 10000, half},    // phi3
+           expected{"gpt-neox-20b.json", "", 96, 24, 10000, half},             // gpt_neox
+           expected{"gpt-j-6b.json", "", 256, 64, 10000, adjacent},            // gptj
+           expected{"DeepSeek-V3.json", "", 64, 64, 10000, adjacent},          // deepseek_v3
+           expected{"chatglm3-6b.json", "", 128, 64, 10000, adjacent},         // chatglm
+       }) {
+    const rope_spec s = read_spec(configs + e.file, {e.layer_type});
+    EXPECT_EQ(s.head_dim, e.head_dim) << e.file;
+    EXPECT_EQ(s.rotary_dim, e.rotary_dim) << e.file;
+    EXPECT_EQ(s.base, e.base) << e.file;
+    EXPECT_EQ(s.pair, e.pair) << e.file;
+  }
+}
+
+// Every config in fixtures/model-configs/ has a stated outcome: it reads (the values are
+// checked above and in spec_reader_test / current_formats_test), it needs a layer type, or it
+// is refused for a named reason. A config added without an entry here fails the test, so none
+// is read silently.
+TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
+  const std::map<std::string, std::string> outcome = {
+      {"CodeLlama-7b-hf.json", "reads"},
+      {"DeepSeek-V3.json", "reads"},
+      {"Llama-2-7b-hf.json", "reads"},
+      {"Llama-3.1-8B-Instruct.json", "reads"},
+      {"Llama-3.1-8B.json", "reads"},
+      {"Llama-3.2-1B-Instruct.json", "reads"},
+      {"Llama-3.2-1B.json", "reads"},
+      {"Meta-Llama-3-8B.json", "reads"},
+      {"Mistral-7B-Instruct-v0.2.json", "reads"},
+      {"Mistral-7B-v0.1.json", "reads"},
+      {"Phi-3.5-mini-instruct.json", "reads"},
+      {"Qwen2.5-7B-Instruct.json", "reads"},
+      {"Qwen2.5-VL-7B-Instruct.json", "reads"},
+      {"Qwen3-8B.json", "reads"},
+      {"Qwen3-Next-80B-A3B-Instruct.json", "reads"},
+      {"Qwen3-VL-8B-Instruct.json", "reads"},
+      {"chatglm3-6b-32k.json", "'rope_ratio': 50 multiplies the base"},
+      {"chatglm3-6b.json", "reads"},
+      {"gemma-2-9b-it.json", "reads"},
+      {"gemma-3-12b-it.json", "holds one RoPE setup per layer type"},
+      {"gemma-3-1b-it.json", "holds one RoPE setup per layer type"},
+      {"gemma-4-31B-it.json", "holds one RoPE setup per layer type"},
+      {"glm-4-9b-chat.json", "'rope_ratio': 500 multiplies the base"},
+      {"gpt-j-6b.json", "reads"},
+      {"gpt-neox-20b.json", "reads"},
+  };
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(configs)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string file = entry.path().filename().string();
+    ++seen;
+    const auto it = outcome.find(file);
+    ASSERT_NE(it, outcome.end()) << file << " has no stated outcome";
+    const std::string error = error_of(load(file));
+    if (it->second == "reads") EXPECT_EQ(error, "no error") << file;
+    else EXPECT_NE(error.find(it->second), std::string::npos) << file << ": " << error;
+  }
+  EXPECT_EQ(seen, static_cast<int>(outcome.size()));
+}
+
+// ChatGLM's rope_ratio multiplies the base in ChatGLM3/GLM-4's modeling_chatglm.py and divides
+// the positions in ChatGLM2's; the config cannot say which, so the spec must.
+TEST(ModelFamilies, ChatGlmRopeRatioNeedsToSayWhatItScales) {
+  json glm4 = load("glm-4-9b-chat.json");
+  EXPECT_EQ(error_of(glm4),
+            "S.json: field 'rope_ratio': 500 multiplies the base in ChatGLM3/GLM-4 code and divides "
+            "the positions in ChatGLM2 code; give \"rope_ratio_applies_to\": \"base\" or \"positions\"");
+  glm4["rope_ratio_applies_to"] = "base";
+  const rope_spec s = parse_spec(glm4, "glm-4-9b-chat.json");
+  EXPECT_EQ(s.base, 5000000.0);
+  EXPECT_EQ(s.head_dim, 128);
+  EXPECT_EQ(s.rotary_dim, 64);
+  EXPECT_EQ(s.pair, pairing::adjacent);
+  EXPECT_EQ(s.scaling.type, scaling_type::none);
+  json glm3 = load("chatglm3-6b-32k.json");
+  glm3["rope_ratio_applies_to"] = "positions";
+  const rope_spec p = parse_spec(glm3, "chatglm3-6b-32k.json");
+  EXPECT_EQ(p.base, 10000.0);
+  EXPECT_EQ(p.scaling.type, scaling_type::linear);
+  EXPECT_EQ(p.scaling.factor, 50.0);
+  glm3["original_rope"] = false;
+  EXPECT_EQ(error_of(glm3), "S.json: field 'original_rope': false selects a form modeling_chatglm.py "
+                            "does not implement");
+}
+
+// A model_type outside the table has no pairing to assume: refused unless the spec gives one.
+TEST(ModelFamilies, UnknownFamiliesMustGiveTheirPairing) {
+  EXPECT_EQ(error_of(json{{"model_type", "mystery"}, {"head_dim", 64}, {"rope_theta", 10000}}),
+            "S.json: field 'model_type': \"mystery\" has no pairing known to ropecheck "
+            "(docs/pairing.md); give \"pairing\": \"half\" or \"adjacent\"");
+  EXPECT_EQ(parse_spec(json{{"model_type", "mystery"}, {"head_dim", 64}, {"rope_theta", 10000},
+                            {"pairing", "adjacent"}}, "S").pair,
+            pairing::adjacent);
+  // GLM (transformers' own) rotates adjacent pairs of the first half by default; DeepSeek-V3 in
+  // transformers says its layout in rope_interleave.
+  const rope_spec glm = parse_spec(json{{"model_type", "glm"}, {"head_dim", 128}, {"rope_theta", 10000}}, "S");
+  EXPECT_EQ(glm.rotary_dim, 64);
+  EXPECT_EQ(glm.pair, pairing::adjacent);
+  EXPECT_EQ(parse_spec(json{{"model_type", "deepseek_v3"}, {"qk_rope_head_dim", 64}, {"rope_theta", 10000},
+                            {"rope_interleave", false}}, "S").pair,
+            pairing::half_split);
+  for (const auto& f : spec_families::catalog()) EXPECT_FALSE(f.source.empty()) << f.model_type;
+}
+
+}  // namespace
+}  // namespace ropecheck

@@ -1,0 +1,44 @@
+// One reader per rope_type: the keys a scaling block (Hugging Face `rope_scaling` or the current
+// `rope_parameters`) may carry for that type, and how they fill rope_scaling. The catalog is the
+// one list of the rope_types ropecheck reads; adding a type adds one entry here (docs/scaling.md
+// gives every formula).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "spec/rope_spec.h"
+
+namespace ropecheck::spec_scaling {
+
+// What a reader may consult besides its own block.
+struct context {
+  std::string_view source;                               // the spec file, for messages
+  std::string prefix;                                    // the block's path: "rope_scaling", ...
+  std::string type_name;                                 // the rope_type as written
+  std::optional<std::int64_t> max_position_embeddings;   // the text config's
+  std::optional<std::int64_t> top_level_original;        // top-level L0 (Phi-3), if given
+  std::string top_level_original_field;                  // its path, for messages
+  int rotary_dim = 0;
+};
+
+struct kind {
+  std::string_view name;                       // rope_type as a config writes it
+  scaling_type type;
+  std::initializer_list<std::string_view> keys;  // the keys of this type, besides the common ones
+  void (*read)(const nlohmann::json& block, const context& ctx, rope_scaling& sc);
+};
+
+// Every rope_type read (Transformers' modeling_rope_utils ROPE_INIT_FUNCTIONS plus "default",
+// ropecheck's "ntk", and Phi-3's first name "su" for longrope).
+std::span<const kind> catalog();
+const kind* find(std::string_view name);
+// "default, linear, ..." for messages.
+std::string names();
+
+}  // namespace ropecheck::spec_scaling
