@@ -187,6 +187,10 @@ class auditor {
     reports::audit_report r;
     r.dtype = std::string(to_string(in_.judged));
     r.tolerance_units = in_.tolerance_units.value_or(bounds::documented_target_coefficient);
+    r.tolerance.derived = !in_.tolerance_units.has_value();
+    r.tolerance.absolute = rule_.floor();
+    r.tolerance.oracle_units = tolerance_rule::oracle_coefficient() / unit;
+    r.tolerance.store_half_spacing = in_.judged != dtype::float32;
     r.spec = in_.spec_file;
     r.x = in_.x_file;
     r.positions = in_.positions_file;
@@ -359,7 +363,8 @@ class auditor {
         const double units = (norm > 0 ? err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
         if (units > r.max_rel_pair_error_units || (first_of_audit && j == 0 && c == a)) {
           r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
-          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c]};
+          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c],
+                     err, rule_.allowed(rs.coefficient[j], attention_ * norm, y[c])};
         }
       }
     }

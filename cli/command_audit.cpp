@@ -12,6 +12,7 @@
 #include "audit/audit.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/flag_values.h"
 #include "cli/report_flags.h"
 #include "cli/rope_inputs.h"
 #include "io/io_error.h"
@@ -53,6 +54,10 @@ class progress_meter {
 };
 
 int run_audit_command(audit_options o) {
+  if (o.tolerance) positive_finite_flag("--tolerance", *o.tolerance);
+  std::vector<flagged_path> inputs = input_paths(o.inputs);
+  inputs.push_back({"--y", o.y});
+  check_report_outputs(o.paths, inputs);
   std::optional<dtype> judged;
   if (!o.dtype_name.empty()) {
     judged = parse_dtype(o.dtype_name);
@@ -65,8 +70,6 @@ int run_audit_command(audit_options o) {
                    fmt::format("X {} has shape {}", o.inputs.x, format_shape(in.x.shape)));
   if (!is_floating(y.type))
     throw io_error(o.y, "dtype", "is not a floating type", std::string(to_string(y.type)));
-  if (o.tolerance && !(*o.tolerance > 0))
-    throw std::invalid_argument(fmt::format("--tolerance: {} is not a positive number of units", *o.tolerance));
 
   audit::audit_input input;
   input.spec = in.spec;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/output_paths.h"
 #include "io/tensor.h"
 #include "numeric/dtype.h"
 #include "spec/rope_spec.h"
@@ -26,6 +27,11 @@ struct rope_input_paths {
   std::optional<std::string> positions_name;
   std::optional<dtype> raw16;                 // --dtype bfloat16: 16-bit raw bits are bfloat16
 };
+
+// --spec, --x and --pos, as the inputs no output may overwrite (io/output_paths.h).
+inline std::vector<flagged_path> input_paths(const rope_input_paths& paths) {
+  return {{"--spec", paths.spec}, {"--x", paths.x}, {"--pos", paths.positions}};
+}
 
 struct rope_inputs {
   rope_spec spec;
