@@ -290,6 +290,38 @@ TEST_F(HostileInputs, UsageErrorsAreOnePrefixedLineNamingTheWord) {
   EXPECT_EQ(run("--help").exit_code, 0);
 }
 
+// Also seen: two audits racing on the same report paths leave the files of one run, never the
+// JSON of one beside the HTML of the other (the renames happen under a lock on the folder).
+TEST_F(HostileInputs, TwoRacingRunsLeaveTheOutputsOfOne) {
+  const std::string outputs = " --json " + path("r.json") + " --html " + path("r.html") + " --markdown " + path("r.md");
+  const std::string passing = ROPECHECK_EXE " " + audit_args() + " --y " + path("y.npy") + outputs;
+  const std::string failing = ROPECHECK_EXE " " + audit_args() + " --y " + path("x.npy") + outputs;
+  for (int round = 0; round < 8; ++round) {
+    const std::string both = "(" + passing + " >/dev/null 2>&1 & " + failing + " >/dev/null 2>&1 & wait)";
+    ASSERT_EQ(std::system(both.c_str()), 0);
+    const bool json_passed = nlohmann::json::parse(file_text(path("r.json")))["verdict"] == "pass";
+    const bool html_passed = file_text(path("r.html")).find("ropecheck audit: pass") != std::string::npos;
+    const bool md_passed = file_text(path("r.md")).find("audit: ✅ pass") != std::string::npos;
+    EXPECT_EQ(json_passed, html_passed) << "round " << round;
+    EXPECT_EQ(json_passed, md_passed) << "round " << round;
+  }
+  EXPECT_EQ(entries(), (std::vector<std::string>{"pos.npy", "r.html", "r.json", "r.md", "spec.json", "x.npy", "y.npy"}));
+}
+
+// Sibling of §13: negative positions (allowed, a finding) label their |position| bucket in the
+// HTML plot by |m|, not by log2 of a negative number.
+TEST_F(HostileInputs, NegativePositionsRenderInTheHtmlPlot) {
+  const std::vector<double> positions = {-3, -2, -1, 0};
+  write_npy(path("pos.npy"), from_float64(positions, {4}, dtype::int64));
+  ASSERT_EQ(run("apply --kernel on_the_fly_scalar --spec " + path("spec.json") + " --x " + path("x.npy") +
+                " --pos " + path("pos.npy") + " --out " + path("y.npy")).exit_code, 0);
+  const auto r = audit("--y " + path("y.npy") + " --html " + path("r.html"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = file_text(path("r.html"));
+  EXPECT_NE(html.find(">2^1<"), std::string::npos);
+  EXPECT_EQ(html.find("2^-2147483648"), std::string::npos);
+}
+
 // A saved report with a repeated key or a number beyond double is named like a spec.
 TEST_F(HostileInputs, AMalformedSavedReportNamesFileAndField) {
   write_text("r.json", R"({"report": "audit", "report": "gate"})");

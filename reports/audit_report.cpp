@@ -32,6 +32,13 @@ error_bucket bucket_from(const json& j, const std::string& where) {
 
 std::string units(double u) { return u < 1000 ? fmt::format("{:.3g}", u) : fmt::format("{:.3e}", u); }
 
+// "0" or "2^k" under a |position| bucket whose smallest position is `first` (negative for
+// negative positions: the bucket is of |m|).
+std::string bucket_tick(std::int64_t first) {
+  const double magnitude = std::fabs(static_cast<double>(first));
+  return magnitude == 0 ? std::string("0") : fmt::format("2^{}", static_cast<int>(std::log2(magnitude)));
+}
+
 // A log-scale error-versus-position polyline with the tolerance as a dashed line.
 std::string error_versus_position_svg(const audit_report& r) {
   constexpr int width = 640, height = 280, left = 60, bottom = 40, top = 20, right = 20;
@@ -67,7 +74,7 @@ std::string error_versus_position_svg(const audit_report& r) {
                        "<text x=\"{:.1f}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n",
                        x_of(i), y_of(r.by_position[i].max_units), xml_escape(r.by_position[i].label),
                        units(r.by_position[i].max_units), x_of(i), height - bottom + 14,
-                       r.by_position[i].first == 0 ? std::string("0") : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(r.by_position[i].first)))));
+                       bucket_tick(r.by_position[i].first));
   }
   svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#036\"/>\n", points);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">|position| bucket</text>"
@@ -93,7 +100,8 @@ std::string heatmap_svg(const audit_report& r) {
   for (std::size_t f = 0; f < m.size(); ++f) {
     for (std::size_t p = 0; p < m[f].size() && p < r.by_position.size(); ++p) {
       // 0 at ≤ 1% of tolerance, 1 at ≥ 100× tolerance; red past tolerance, blue within.
-      const double t = std::clamp((std::log10(std::max(m[f][p], 1e-12) / r.tolerance_units) + 2) / 4, 0.0, 1.0);
+      const double scaled = (std::log10(std::max(m[f][p], 1e-12) / r.tolerance_units) + 2) / 4;
+      const double t = std::isnan(scaled) ? 1.0 : std::clamp(scaled, 0.0, 1.0);  // NaN: as bad as it gets
       const int red = static_cast<int>(255 * t), blue = static_cast<int>(255 * (1 - t));
       svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},{})\">"
                          "<title>frequency {} × {}: {} units</title></rect>\n",
@@ -162,6 +170,9 @@ audit_report audit_report_from_json(const json& j) {
   r.dtype = field<std::string>(j, "dtype", at);
   r.passed = verdict_field(j, at);
   r.tolerance_units = field<double>(j, "tolerance_units", at);
+  if (!(std::isfinite(r.tolerance_units) && r.tolerance_units > 0))  // the audit never writes another
+    throw std::invalid_argument(
+        fmt::format("report: field 'tolerance_units': {} is not a finite number > 0", r.tolerance_units));
   r.outputs = field<std::int64_t>(j, "outputs", at);
   r.outputs_beyond_tolerance = field<std::int64_t>(j, "outputs_beyond_tolerance", at);
   r.max_abs_error = field<double>(j, "max_abs_error", at);
