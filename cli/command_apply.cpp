@@ -21,7 +21,7 @@ struct apply_options {
 };
 
 int run_apply(apply_options options) {
-  check_outputs({{"--out", options.out}}, input_paths(options.inputs));
+  check_npy_output(options.out, options.inputs);
   if (!options.dtype_name.empty()) options.inputs.raw16 = parse_dtype(options.dtype_name);
   const fast::kernel_info* kernel = fast::find_kernel(options.kernel);
   if (kernel == nullptr)

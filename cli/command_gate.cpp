@@ -189,6 +189,11 @@ int run_gate(gate_options o) {
   }
   if (libraries.empty())
     for (const auto& k : fast::kernel_registry()) candidates.push_back(&k);
+  // A name given twice would gate it twice, with two report entries of one name.
+  for (const auto* names : {&o.kernels, &o.mutant_names})
+    for (auto it = names->begin(); it != names->end(); ++it)
+      if (std::find(names->begin(), it, *it) != it)
+        throw bad_input(names == &o.kernels ? "--kernel" : "--mutant", "is given twice", *it);
   std::vector<const fast::kernel_info*> kernels;
   for (const auto& name : o.kernels) {
     const auto it = std::find_if(candidates.begin(), candidates.end(),

@@ -26,7 +26,7 @@ struct reference_options {
 
 int run_reference(const reference_options& options) {
   using reference::mp_real;
-  check_outputs({{"--out", options.out}}, input_paths(options.inputs));
+  check_npy_output(options.out, options.inputs);
   const rope_inputs in = read_rope_inputs(options.inputs);
   require_finite(in.x, options.inputs.x);
   // Length-dependent scalings (dynamic NTK, LongRoPE) see max position + 1 unless the spec

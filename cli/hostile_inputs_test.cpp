@@ -132,6 +132,10 @@ TEST_F(HostileInputs, NoOutputIsLeftBehindOnExit2) {
   expect_bad_input(run("apply --kernel cache_scalar --spec " + path("spec.json") + " --x " + path("x.npy") +
                        " --pos " + path("pos.npy") + " --out " + path("missing-dir/y2.npy")),
                    {"--out", "folder does not exist"});
+  // --out names the format it gets.
+  expect_bad_input(run("reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                       path("pos.npy") + " --out " + path("y.safetensors")),
+                   {"--out", "is not a .npy path", "y.safetensors"});
   EXPECT_EQ(entries(), inputs_only);
 }
 
@@ -188,6 +192,11 @@ TEST_F(HostileInputs, AKernelLibraryBreakingTheNameRuleIsRefused) {
                    {MISNAMED_BAD_NAME_LIB, "field 'name'", "bad name; rm -rf /\\x0a<script>"});
   expect_bad_input(run("gate --kernel-lib " MISNAMED_DUPLICATE_LIB),
                    {MISNAMED_DUPLICATE_LIB, "a second kernel of this name", "fine_name"});
+  // Siblings: one library twice (its kernels would be gated twice), a kernel or mutant named twice.
+  expect_bad_input(run("gate --kernel-lib " EXAMPLE_FLOAT32_ANGLES_LIB " --kernel-lib " EXAMPLE_FLOAT32_ANGLES_LIB),
+                   {"--kernel-lib", "a kernel of this name is also in"});
+  expect_bad_input(run("gate --kernel cache_scalar --kernel cache_scalar"), {"--kernel", "is given twice", "cache_scalar"});
+  expect_bad_input(run("gate --mutant base_ignored --mutant base_ignored"), {"--mutant", "is given twice"});
 }
 
 // §9: the replay line of a --kernel-lib kernel names its library and replays the failure.

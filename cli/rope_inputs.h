@@ -33,6 +33,11 @@ inline std::vector<flagged_path> input_paths(const rope_input_paths& paths) {
   return {{"--spec", paths.spec}, {"--x", paths.x}, {"--pos", paths.positions}};
 }
 
+// --out of reference and apply, checked before the run: a .npy path (the only format they
+// write; a .safetensors name holding .npy bytes would fail later, far from the cause), and a
+// usable output that is none of the inputs (io/output_paths.h).
+void check_npy_output(const std::string& out, const rope_input_paths& inputs);
+
 struct rope_inputs {
   rope_spec spec;
   tensor x;
