@@ -337,6 +337,16 @@ TEST_F(HostileInputs, AMalformedSavedReportNamesFileAndField) {
   expect_bad_input(run("report " + path("r.json")), {"r.json", "field 'report'", "duplicate key"});
   write_text("r.json", R"({"report": "gate", "seed": 1e999})");
   expect_bad_input(run("report " + path("r.json")), {"r.json", "field 'seed'", "1e999"});
+  // Integers are whole and in range, not truncated or wrapped (sibling of §10).
+  ASSERT_EQ(run("gate --kernel cache_scalar --json " + path("g.json")).exit_code, 0);
+  auto gate = nlohmann::json::parse(file_text(path("g.json")));
+  gate["seed"] = -1;
+  write_text("r.json", gate.dump());
+  expect_bad_input(run("report " + path("r.json")), {"r.json", "field 'seed'", "-1"});
+  gate["seed"] = 7;
+  gate["kernels"][0]["properties"][0]["cases"] = 1.5;
+  write_text("r.json", gate.dump());
+  expect_bad_input(run("report " + path("r.json")), {"r.json", "field 'cases'", "1.5"});
   write_text("r.json", R"({"report": "audit", "tolerance_units": null})");
   expect_bad_input(run("report " + path("r.json")), {"r.json", "field"});
 }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <ostream>
@@ -80,6 +81,13 @@ T value_of(const nlohmann::json& j) {
       for (const auto& v : row.get_ref<const nlohmann::json::array_t&>()) out.back().push_back(number_of(v));
     }
     return out;
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // get<T>() would truncate 1.5 to 1 and wrap -1 to 2^64 - 1: only a whole number in range.
+    const bool fits = j.is_number_integer() &&
+                      (std::is_signed_v<T> ? !j.is_number_unsigned() || j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                                           : j.is_number_unsigned() && j.get<std::uint64_t>() <= std::numeric_limits<T>::max());
+    if (!fits) throw nlohmann::json::type_error::create(302, "not an integer in range", &j);
+    return j.get<T>();
   } else {
     return j.get<T>();
   }
