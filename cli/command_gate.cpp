@@ -78,8 +78,6 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
   return outcome;
 }
 
-// `baseline` names a saved gate report: any property whose worst/bound grew by more than 10%
-// over it is a regression, even if still within bound.
 // A saved report read back by `from_json`, whose std::invalid_argument names the field
 // ("report: field 'seed': "x" has the wrong type"): bad input, exit 2, naming the file too.
 template <class FromJson>
@@ -91,6 +89,8 @@ auto saved_report(const nlohmann::json& j, const std::string& path, FromJson fro
   }
 }
 
+// `baseline` names a saved gate report: any property whose worst/bound grew by more than 10%
+// over it is a regression, even if still within bound.
 reports::gate_report read_baseline(const std::string& baseline_path) {
   // read_json_file: io_error naming the file and field for a FIFO, a duplicate key, 1e999.
   return saved_report(read_json_file(baseline_path), baseline_path, reports::gate_report_from_json);
