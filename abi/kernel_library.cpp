@@ -6,7 +6,12 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <set>
+#include <system_error>
+#include <string_view>
 
+#include "io/file_bytes.h"
+#include "io/io_error.h"
 #include "ropecheck/kernel_abi.h"
 
 namespace ropecheck::abi {
@@ -27,6 +32,21 @@ int32_t abi_dtype(dtype t) {
 ropecheck_tensor abi_tensor(const fast::rope_tensor& t) {
   return {t.input, t.output, t.heads, t.input_token_stride, t.input_head_stride,
           t.output_token_stride, t.output_head_stride};
+}
+
+// kernel_abi.h: a name is [A-Za-z0-9_.-], unique within the library. It is printed in replay
+// command lines, Markdown tables and file names, so anything else is refused, not escaped.
+// 128 characters is far beyond any real kernel's name and keeps a table readable.
+constexpr std::size_t max_kernel_name_length = 128;
+
+bool is_valid_kernel_name(std::string_view name) {
+  if (name.empty() || name.size() > max_kernel_name_length) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
 }
 
 fast::status_code status_code_of(int status) {
@@ -85,6 +105,16 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
 kernel_library kernel_library::load(const std::filesystem::path& path) {
   auto state = std::make_shared<loaded>();
   state->path = path.string();
+  // dlopen would block on a FIFO or read a device; io_error names the file and what it is.
+  // (A missing file is left to dlopen, whose message says where it looked.)
+  std::error_code missing;
+  if (std::filesystem::exists(path, missing)) {
+    try {
+      require_regular_file(path);
+    } catch (const io_error& e) {
+      throw kernel_library_error(e.what());
+    }
+  }
   // A bare file name would make dlopen search the system paths: always pass a path.
   const std::string where = path.has_parent_path() ? path.string() : "./" + path.string();
   state->handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -100,12 +130,23 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
     throw kernel_library_error(fmt::format("{}: {}(abi_version {}): returned no kernels", state->path,
                                            ROPECHECK_KERNELS_SYMBOL, ROPECHECK_KERNEL_ABI_VERSION));
   kernel_library library;
+  std::set<std::string_view> names;
   state->dtypes.resize(count);
   state->pairings.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     const ropecheck_kernel& k = kernels[i];
     if (k.name == nullptr || k.apply == nullptr)
       throw kernel_library_error(fmt::format("{}: kernel [{}]: null name or apply function", state->path, i));
+    const std::string_view name(k.name);
+    if (!is_valid_kernel_name(name))
+      throw kernel_library_error(fmt::format(
+          "{}: kernel [{}]: field 'name': not 1 to {} characters of [A-Za-z0-9_.-] (kernel_abi.h) '{}'",
+          state->path, i, max_kernel_name_length, printable(name)));
+    if (!names.insert(name).second)
+      throw kernel_library_error(fmt::format(
+          "{}: kernel [{}]: field 'name': a second kernel of this name (names are unique within a "
+          "library) '{}'",
+          state->path, i, name));
     for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16})
       if (k.dtypes & (1u << abi_dtype(t))) state->dtypes[i].push_back(t);
     if (k.pairings & (1u << ROPECHECK_PAIRING_HALF)) state->pairings[i].push_back(pairing::half_split);

@@ -2,8 +2,13 @@
 // loaded back with kernel_library, give the same bits as calling them directly.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <string>
 
 #include "abi/kernel_library.h"
 
@@ -68,6 +73,40 @@ TEST(KernelLibrary, LoadFailuresNameTheFile) {
   } catch (const kernel_library_error& e) {
     EXPECT_NE(std::string(e.what()).find("symbol 'ropecheck_kernels'"), std::string::npos) << e.what();
   }
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    kernel_library::load(path);
+  } catch (const kernel_library_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// kernel_abi.h: names are [A-Za-z0-9_.-] and unique within a library (issue 13 §8).
+TEST(KernelLibrary, AKernelNameOutsideTheAbisCharactersIsRefused) {
+  const std::string message = load_error(MISNAMED_BAD_NAME_LIB);
+  EXPECT_NE(message.find(MISNAMED_BAD_NAME_LIB), std::string::npos) << message;
+  EXPECT_NE(message.find("kernel [1]: field 'name'"), std::string::npos) << message;
+  EXPECT_NE(message.find("'bad name; rm -rf /\\x0a<script>'"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(KernelLibrary, TwoKernelsOfOneNameAreRefused) {
+  const std::string message = load_error(MISNAMED_DUPLICATE_LIB);
+  EXPECT_NE(message.find("kernel [1]: field 'name': a second kernel of this name"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("'fine_name'"), std::string::npos) << message;
+}
+
+TEST(KernelLibrary, AFifoIsRefusedWithoutBlocking) {
+  const std::string fifo = (std::filesystem::temp_directory_path() /
+                            ("ropecheck_abi_fifo_" + std::to_string(::getpid()) + ".so")).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string message = load_error(fifo);
+  std::filesystem::remove(fifo);
+  EXPECT_NE(message.find("is a FIFO"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -98,6 +98,10 @@ class judging_loop {
     r.tolerance_units =
         ((in_.tolerance_units ? *in_.tolerance_units * unit : widest) + tolerance_rule::oracle_coefficient) *
         attention_ / unit;
+    r.tolerance.derived = !in_.tolerance_units.has_value();
+    r.tolerance.absolute = rule_.floor();
+    r.tolerance.oracle_units = tolerance_rule::oracle_coefficient / unit;
+    r.tolerance.store_half_spacing = in_.judged != dtype::float32;
     profile_.write(r);
     r.passed = r.outputs_beyond_tolerance == 0 && r.passthrough_modified == 0 && r.non_finite == 0;
   }
@@ -151,7 +155,8 @@ class judging_loop {
         const double units = (norm > 0 ? err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
         if (units > r.max_rel_pair_error_units || (first_of_audit && j == 0 && c == a)) {
           r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
-          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c]};
+          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c],
+                     err, rule_.allowed(rs.coefficient[j], attention_ * norm, y[c])};
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cli/flag_values.h"
 #include "io/io_error.h"
 
 namespace ropecheck::cli {
@@ -18,8 +19,7 @@ audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_p
                    fmt::format("X {} has shape {}", paths.x, format_shape(in.x.shape)));
   if (!is_floating(y.type))
     throw io_error(y_name, "dtype", "is not a floating type", std::string(to_string(y.type)));
-  if (tolerance && !(*tolerance > 0))
-    throw std::invalid_argument(fmt::format("--tolerance: {} is not a positive number of units", *tolerance));
+  if (tolerance) positive_finite_flag("--tolerance", *tolerance);
   audit::audit_input input;
   input.spec = in.spec;
   input.x = std::move(in.x);

@@ -106,7 +106,7 @@ TEST_F(CliTest, BadInputExitsTwoWithOneLineAndNoOutput) {
   for (const auto& c : std::vector<bad_case>{
            {"missing.json", "xq.npy", "pos.npy", "", "missing.json"},
            {"odd.json", "xq.npy", "pos.npy", "", "'rotary_dim': 7"},
-           {"broken.json", "xq.npy", "pos.npy", "", "broken.json: not valid JSON"},
+           {"broken.json", "xq.npy", "pos.npy", "", "broken.json: JSON: invalid JSON"},
            {"wide.json", "xq.npy", "pos.npy", "", "xq.npy: shape"},
            {"spec.json", "not.npy", "pos.npy", "", "not.npy"},
            {"spec.json", "nan.npy", "pos.npy", "", "nan.npy: element [0, 2, 0, 5]"},

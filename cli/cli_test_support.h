@@ -18,14 +18,22 @@ struct run_result {
   std::string output;  // stdout and stderr
 };
 
-inline run_result run_ropecheck(const std::string& args) {
-  const std::string command = std::string(ROPECHECK_EXE) + " " + args + " 2>&1";
+// Runs `prefix ROPECHECK_EXE args` in a shell, capturing stdout and stderr together.
+inline run_result run_ropecheck_prefixed(const std::string& prefix, const std::string& args) {
+  const std::string command = prefix + std::string(ROPECHECK_EXE) + " " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   char buffer[4096];
   while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+inline run_result run_ropecheck(const std::string& args) { return run_ropecheck_prefixed("", args); }
+
+// Under timeout(1): a run that hangs ends with exit 124 instead of stalling the test.
+inline run_result run_ropecheck_with_timeout(const std::string& args, int seconds) {
+  return run_ropecheck_prefixed("timeout " + std::to_string(seconds) + " ", args);
 }
 
 inline std::string file_text(const std::string& path) {

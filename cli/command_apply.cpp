@@ -21,11 +21,11 @@ struct apply_options {
 };
 
 int run_apply(apply_options options) {
+  check_npy_output(options.out, options.inputs);
   if (!options.dtype_name.empty()) options.inputs.raw16 = parse_dtype(options.dtype_name);
   const fast::kernel_info* kernel = fast::find_kernel(options.kernel);
   if (kernel == nullptr)
-    throw std::invalid_argument(fmt::format(
-        "--kernel: unknown kernel '{}' (see `ropecheck kernels`)", options.kernel));
+    throw bad_input("--kernel", "unknown kernel", options.kernel, "see `ropecheck kernels`");
   const rope_inputs in = read_rope_inputs(options.inputs);
   if (in.x.type == dtype::float64)
     throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", "float64",
@@ -46,7 +46,7 @@ int run_apply(apply_options options) {
   // Batch folded into tokens: one position per row.
   const fast::status s = fast::apply_packed(*kernel, in.spec, in.x.type, in.x.bytes().data(),
                                             y.mutable_bytes().data(), in.heads, in.positions);
-  if (!s.ok()) throw std::invalid_argument(fmt::format("{}: {}", options.kernel, s.message));
+  if (!s.ok()) throw bad_input("--kernel", fmt::format("the kernel refused the call: {}", s.message), options.kernel);
   write_npy(options.out, y);
   return exit_pass;
 }

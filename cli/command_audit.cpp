@@ -13,6 +13,7 @@
 #include "cli/audit_input.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/flag_values.h"
 #include "cli/report_flags.h"
 #include "cli/rope_inputs.h"
 #include "io/read_tensor.h"
@@ -53,6 +54,10 @@ class progress_meter {
 };
 
 int run_audit_command(audit_options o) {
+  if (o.tolerance) positive_finite_flag("--tolerance", *o.tolerance);
+  std::vector<flagged_path> inputs = input_paths(o.inputs);
+  inputs.push_back({"--y", o.y});
+  check_report_outputs(o.paths, inputs);
   std::optional<dtype> judged;
   if (!o.dtype_name.empty()) {
     judged = parse_dtype(o.dtype_name);

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -18,8 +18,12 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/gate_kernel.h"
+#include "cli/flag_values.h"
 #include "cli/report_flags.h"
+#include "cli/shell_words.h"
 #include "fast/kernels.h"
+#include "io/io_error.h"
+#include "io/json_file.h"
 #include "properties/kernel_fixtures.h"
 #include "mutants/mutant_registry.h"
 #include "properties/frequency_properties.h"
@@ -37,6 +41,7 @@ struct gate_options {
   std::vector<std::string> kernels;
   std::vector<std::string> kernel_libraries;
   std::string profile = "quick";
+  std::string seed_text = std::to_string(properties::default_seed);  // --seed, parsed strictly
   std::uint64_t seed = properties::default_seed;
   std::string baseline;
   bool mutants = false;
@@ -44,12 +49,26 @@ struct gate_options {
   reports::report_paths paths;
 };
 
+// The command that gates `kernel` again with the same cases: complete (a kernel of a
+// --kernel-lib library names its library, as an absolute path) and shell-quoted word by word.
+std::string replay_command(const fast::kernel_info& kernel, const gate_options& o, bool mutant,
+                           const std::string& library) {
+  std::vector<std::string> words = {"ropecheck", "gate"};
+  if (!library.empty()) {
+    words.push_back("--kernel-lib");
+    words.push_back(std::filesystem::absolute(library).lexically_normal().string());
+  }
+  for (const auto& word : {std::string(mutant ? "--mutant" : "--kernel"), std::string(kernel.name),
+                           std::string("--profile"), o.profile, std::string("--seed"),
+                           std::to_string(o.seed)})
+    words.push_back(word);
+  return shell_command(words);
+}
+
 reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const gate_options& o,
-                                       bool mutant = false) {
+                                       bool mutant = false, const std::string& library = {}) {
   const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
-  const std::string replay =
-      fmt::format("ropecheck gate {} {} --profile {} --seed {}", mutant ? "--mutant" : "--kernel",
-                  kernel.name, o.profile, o.seed);
+  const std::string replay = replay_command(kernel, o, mutant, library);
   const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay);
   reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}};
   for (const auto& r : result.properties) {
@@ -59,18 +78,22 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
   return outcome;
 }
 
+// A saved report read back by `from_json`, whose std::invalid_argument names the field
+// ("report: field 'seed': "x" has the wrong type"): bad input, exit 2, naming the file too.
+template <class FromJson>
+auto saved_report(const nlohmann::json& j, const std::string& path, FromJson from_json) {
+  try {
+    return from_json(j);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
 // `baseline` names a saved gate report: any property whose worst/bound grew by more than 10%
 // over it is a regression, even if still within bound.
 reports::gate_report read_baseline(const std::string& baseline_path) {
-  std::ifstream in(baseline_path);
-  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the baseline report", baseline_path));
-  reports::gate_report old;
-  try {
-    old = reports::gate_report_from_json(nlohmann::json::parse(in));
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(fmt::format("{}: {}", baseline_path, e.what()));
-  }
-  return old;
+  // read_json_file: io_error naming the file and field for a FIFO, a duplicate key, 1e999.
+  return saved_report(read_json_file(baseline_path), baseline_path, reports::gate_report_from_json);
 }
 
 std::vector<reports::fixture_outcome> baseline_regressions(const reports::gate_report& now,
@@ -120,8 +143,7 @@ reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options&
           return mutants::mutant_frequencies(m, spec, length);
         },
         p, o.seed,
-        fmt::format("ropecheck gate --mutant {} --profile {} --seed {}", m.kernel.name, o.profile,
-                    o.seed));
+        replay_command(m.kernel, o, true, {}));
     if (!r.passed) {
       outcome.killed_by.push_back(r.name);
       outcome.counterexamples.push_back(r.counterexample);
@@ -142,22 +164,43 @@ reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options&
   return outcome;
 }
 
-int run_gate(const gate_options& o) {
+int run_gate(gate_options o) {
+  o.seed = parse_uint64_flag("--seed", o.seed_text);
+  // Every output path is checked before minutes of work (io/output_paths.h).
+  std::vector<flagged_path> inputs = {{"--baseline", o.baseline}};
+  for (const auto& path : o.kernel_libraries) inputs.push_back({"--kernel-lib", path});
+  check_report_outputs(o.paths, inputs);
   // Candidates: the kernels of --kernel-lib libraries if any are given, else the built-ins.
   std::vector<abi::kernel_library> libraries;
   for (const auto& path : o.kernel_libraries) libraries.push_back(abi::kernel_library::load(path));
   std::vector<const fast::kernel_info*> candidates;
-  for (const auto& library : libraries)
-    for (const auto& k : library.kernels()) candidates.push_back(&k);
+  std::map<const fast::kernel_info*, std::string> library_of;  // for complete replay lines
+  for (std::size_t i = 0; i < libraries.size(); ++i) {
+    for (const auto& k : libraries[i].kernels()) {
+      // Two libraries with a kernel of one name would make --kernel NAME ambiguous.
+      for (const auto* other : candidates)
+        if (other->name == k.name)
+          throw bad_input("--kernel-lib", fmt::format("{}: a kernel of this name is also in {}",
+                                                      o.kernel_libraries[i], library_of[other]),
+                          k.name);
+      candidates.push_back(&k);
+      library_of[&k] = o.kernel_libraries[i];
+    }
+  }
   if (libraries.empty())
     for (const auto& k : fast::kernel_registry()) candidates.push_back(&k);
+  // A name given twice would gate it twice, with two report entries of one name.
+  for (const auto* names : {&o.kernels, &o.mutant_names})
+    for (auto it = names->begin(); it != names->end(); ++it)
+      if (std::find(names->begin(), it, *it) != it)
+        throw bad_input(names == &o.kernels ? "--kernel" : "--mutant", "is given twice", *it);
   std::vector<const fast::kernel_info*> kernels;
   for (const auto& name : o.kernels) {
     const auto it = std::find_if(candidates.begin(), candidates.end(),
                                  [&](const fast::kernel_info* k) { return k->name == name; });
     if (it == candidates.end())
-      throw std::invalid_argument(fmt::format(
-          "--kernel: unknown kernel '{}' (see `ropecheck kernels`, or the --kernel-lib library)", name));
+      throw bad_input("--kernel", "unknown kernel", name,
+                      "see `ropecheck kernels`, or the --kernel-lib library");
     kernels.push_back(*it);
   }
   // --mutant NAME alone gates just those mutants (the replay of one kill).
@@ -166,7 +209,7 @@ int run_gate(const gate_options& o) {
   for (const auto& name : o.mutant_names) {
     const auto* m = mutants::find_mutant(name);
     if (m == nullptr)
-      throw std::invalid_argument(fmt::format("--mutant: unknown mutant '{}'", name));
+      throw bad_input("--mutant", "unknown mutant", name);
     mutant_list.push_back(m);
   }
   if (o.mutants && o.mutant_names.empty())
@@ -181,7 +224,8 @@ int run_gate(const gate_options& o) {
   const fixtures::output_bound_fn bound = fixture_output_bound();
   for (const auto* kernel : kernels) {
     fmt::print(stderr, "gate: {} — properties ({} profile)\n", kernel->name, o.profile);
-    auto outcome = run_properties(*kernel, o);
+    const auto library = library_of.find(kernel);
+    auto outcome = run_properties(*kernel, o, false, library == library_of.end() ? std::string() : library->second);
     fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
     auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound);
     // With mutants, the correct kernels also face the mutants' extra fixture.
@@ -223,7 +267,8 @@ void add_gate_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--profile", o->profile, "quick (CI) or deep (10^6 cases per property)")
       ->check(CLI::IsMember({"quick", "deep"}))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "RapidCheck seed")->capture_default_str();
+  cmd->add_option("--seed", o->seed_text, "RapidCheck seed, an integer 0 ... 2^64 - 1")
+      ->capture_default_str();
   cmd->add_option("--baseline", o->baseline,
                   "saved gate JSON; fail if any worst/bound grew by more than 10%");
   cmd->add_flag("--mutants", o->mutants,
@@ -244,23 +289,19 @@ void add_report_command(CLI::App& app, int& exit_status) {
   cmd->add_option("IN.json", o->input, "a report written with --json")->required();
   add_report_flags(*cmd, o->paths);
   cmd->callback([o, &exit_status] {
-    std::ifstream in(o->input);
-    if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the report", o->input));
-    try {
-      const auto j = nlohmann::json::parse(in);
-      if (j.is_object() && j.value("report", "") == "audit") {
-        const auto report = reports::audit_report_from_json(j);
-        fmt::print("{}", reports::render_terminal(report));
-        reports::write_report_files(report, o->paths);
-      } else {
-        const auto report = reports::gate_report_from_json(j);
-        fmt::print("{}", reports::render_terminal(report));
-        reports::write_report_files(report, o->paths);
-      }
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("{}: {}", o->input, e.what()));
-    }
-    exit_status = exit_pass;
+    check_report_outputs(o->paths, {{"IN.json", o->input}});
+    const nlohmann::json j = read_json_file(o->input);  // io_error names file and field
+    // The saved verdict is the exit code, as for the run that wrote it: a CI step that
+    // re-renders a failed report must not turn green.
+    const auto render = [&](const auto& report) {
+      fmt::print("{}", reports::render_terminal(report));
+      reports::write_report_files(report, o->paths);
+      return report.passed ? exit_pass : exit_failed;
+    };
+    if (j.is_object() && j.value("report", "") == "audit")
+      exit_status = render(saved_report(j, o->input, reports::audit_report_from_json));
+    else
+      exit_status = render(saved_report(j, o->input, reports::gate_report_from_json));
   });
 }
 

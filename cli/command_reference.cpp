@@ -19,6 +19,7 @@ struct reference_options {
 };
 
 int run_reference(const reference_options& options) {
+  check_npy_output(options.out, options.inputs);
   const rope_inputs in = read_rope_inputs(options.inputs);
   write_npy(options.out, reference_tensor(in, options.inputs.x, options.form,
                                           *parse_dtype(options.out_dtype)));

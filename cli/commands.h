@@ -1,6 +1,7 @@
 // The ropecheck subcommands. Each add_*_command registers its flags on `app` and, when the
 // subcommand is chosen, stores its exit code (exit_codes.h) in `exit_status`.
-// Errors are thrown (spec_error, io_error, reference_error, ...) and reported by main().
+// Errors are thrown (io_error, spec_error, bad_input, ...) and mapped to exit 2 or 3 by main()
+// (cli/error_exit.h); each subcommand checks its output paths before it reads or computes.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,4 +1,5 @@
-// The exit codes every ropecheck subcommand uses (CI scripts depend on them).
+// The exit codes every ropecheck subcommand uses (CI scripts depend on them; README.md,
+// "The ropecheck command").
 #pragma once
 
 namespace ropecheck::cli {
@@ -7,6 +8,7 @@ enum exit_code : int {
   exit_pass = 0,         // success; the gate or audit passed
   exit_failed = 1,       // the gate failed, or the audit found errors beyond tolerance
   exit_bad_input = 2,    // bad input or usage: unreadable/malformed file, invalid spec, bad flags
+  exit_internal = 3,     // a bug in ropecheck: a broken invariant, not the user's input
 };
 
 }  // namespace ropecheck::cli

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <span>
 
 #include "io/io_error.h"
@@ -102,6 +103,12 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
   for (std::int64_t r = 0; r < in.rows; ++r)
     in.positions.push_back(values[per_token ? r % shape[1] : r]);
   return in;
+}
+
+void check_npy_output(const std::string& out, const rope_input_paths& inputs) {
+  if (std::filesystem::path(out).extension() != ".npy")
+    throw bad_input("--out", "is not a .npy path (reference and apply write .npy)", out);
+  check_outputs({{"--out", out}}, input_paths(inputs));
 }
 
 std::string position_field(const rope_inputs& in, std::int64_t row) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/output_paths.h"
 #include "io/tensor.h"
 #include "numeric/dtype.h"
 #include "spec/rope_spec.h"
@@ -27,6 +28,16 @@ struct rope_input_paths {
   std::optional<dtype> raw16;                 // --dtype bfloat16: 16-bit raw bits are bfloat16
   std::string layer_type;                     // --layer-type: which per-layer-type RoPE setup
 };
+
+// --spec, --x and --pos, as the inputs no output may overwrite (io/output_paths.h).
+inline std::vector<flagged_path> input_paths(const rope_input_paths& paths) {
+  return {{"--spec", paths.spec}, {"--x", paths.x}, {"--pos", paths.positions}};
+}
+
+// --out of reference and apply, checked before the run: a .npy path (the only format they
+// write; a .safetensors name holding .npy bytes would fail later, far from the cause), and a
+// usable output that is none of the inputs (io/output_paths.h).
+void check_npy_output(const std::string& out, const rope_input_paths& inputs);
 
 struct rope_inputs {
   rope_spec spec;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "io/io_error.h"
 
 namespace ropecheck {
@@ -36,13 +38,18 @@ class file_descriptor {
   throw io_error(path.string(), "file", what, path.string(), std::strerror(error));
 }
 
-// Reads until EOF; works for regular files and for pipes whose size fstat cannot tell.
-std::vector<std::byte> read_all(int fd, const std::filesystem::path& path, std::size_t hint) {
-  std::vector<std::byte> buffer(hint > 0 ? hint : 65536);
+[[noreturn]] void throw_not_regular(const std::filesystem::path& path, mode_t mode) {
+  throw io_error(path.string(), "file", fmt::format("is {}, not a regular file", file_type_name(mode)),
+                 path.string(), "input files must be regular files");
+}
+
+// Reads exactly `size` bytes (the size fstat reported); a file that shrank meanwhile is an
+// error, one that grew is read only as far as it was when opened.
+std::vector<std::byte> read_exactly(int fd, const std::filesystem::path& path, std::size_t size) {
+  std::vector<std::byte> buffer(size);
   std::size_t used = 0;
-  for (;;) {
-    if (used == buffer.size()) buffer.resize(buffer.size() * 2);
-    const ssize_t n = ::read(fd, buffer.data() + used, buffer.size() - used);
+  while (used < size) {
+    const ssize_t n = ::read(fd, buffer.data() + used, size - used);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw_system_error(path, "cannot read", errno);
@@ -56,16 +63,36 @@ std::vector<std::byte> read_all(int fd, const std::filesystem::path& path, std::
 
 }  // namespace
 
-file_bytes load_file(const std::filesystem::path& path) {
-  const file_descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+std::string_view file_type_name(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+void require_regular_file(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) throw_system_error(path, "cannot open", errno);
+  if (!S_ISREG(info.st_mode)) throw_not_regular(path, info.st_mode);
+}
+
+file_bytes load_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one; it
+  // is refused by the fstat below, and regular files ignore the flag.
+  const file_descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) throw_system_error(path, "cannot open", errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) throw_system_error(path, "cannot stat", errno);
-  if (S_ISDIR(info.st_mode)) throw_system_error(path, "cannot read", EISDIR);
-
-  const bool regular = S_ISREG(info.st_mode);
+  if (!S_ISREG(info.st_mode)) throw_not_regular(path, info.st_mode);
   const auto size = static_cast<std::size_t>(info.st_size);
-  if (regular && size >= mmap_threshold_bytes) {
+  if (size > max_bytes) {
+    throw io_error(path.string(), "file", "is too large", fmt::format("{} bytes", size),
+                   fmt::format("limit {} bytes", max_bytes));
+  }
+  if (size >= mmap_threshold_bytes) {
     void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (mapping == MAP_FAILED) throw_system_error(path, "cannot map", errno);
     file_bytes result;
@@ -76,10 +103,7 @@ file_bytes load_file(const std::filesystem::path& path) {
     result.mapped = true;
     return result;
   }
-
-  // A regular file may still grow or shrink between fstat and read; read_all copes.
-  auto contents =
-      std::make_shared<std::vector<std::byte>>(read_all(fd.get(), path, regular ? size + 1 : 0));
+  auto contents = std::make_shared<std::vector<std::byte>>(read_exactly(fd.get(), path, size));
   file_bytes result;
   result.size = contents->size();
   if (result.size > 0) result.data = std::shared_ptr<const std::byte>(contents, contents->data());

@@ -2,12 +2,16 @@
 // regular files are memory-mapped (POSIX mmap, private and read-only) so a multi-GiB tensor
 // is neither copied nor read twice; small ones are simply read into memory.
 // A mapped file must not be truncated while tensors pointing into it are alive (SIGBUS).
+// Only regular files are read: a FIFO would block forever and /dev/zero never ends, so
+// anything else is refused before a byte is read, and no more than the size fstat reported
+// (at most max_bytes) is ever allocated.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string_view>
 
 namespace ropecheck {
 
@@ -26,7 +30,15 @@ struct file_bytes {
   }
 };
 
-// Throws io_error (field 'file') if the file is missing, a directory or unreadable.
-file_bytes load_file(const std::filesystem::path& path);
+// Throws io_error (field 'file') if the file is missing, unreadable, larger than max_bytes, or
+// not a regular file (naming what it is: a directory, a FIFO, a character device, ...).
+file_bytes load_file(const std::filesystem::path& path,
+                     std::size_t max_bytes = static_cast<std::size_t>(-1));
+
+// "a directory", "a FIFO (named pipe)", "a character device", ... for a stat(2) st_mode.
+std::string_view file_type_name(unsigned mode);
+
+// The same refusal without reading: for files another library opens (dlopen of --kernel-lib).
+void require_regular_file(const std::filesystem::path& path);
 
 }  // namespace ropecheck

@@ -44,4 +44,11 @@ io_error::io_error(preformatted, std::string file, std::string field, std::strin
       field_(std::move(field)),
       value_(std::move(value)) {}
 
+bad_input::bad_input(std::string_view flag, std::string_view problem, std::string_view value,
+                     std::string_view note)
+    : std::runtime_error(
+          fmt::format("{}: {} '{}'", printable(flag, long_text), printable(problem, long_text),
+                      printable(value, long_text)) +
+          (note.empty() ? std::string() : fmt::format(" ({})", printable(note, long_text)))) {}
+
 }  // namespace ropecheck

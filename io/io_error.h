@@ -1,4 +1,6 @@
-// io_error: the one exception for unreadable or malformed tensor files and failed writes.
+// io_error: the one exception for unreadable or malformed input files and failed writes;
+// bad_input: a command-line value that is not allowed (an unknown kernel, a tolerance that is
+// not a finite positive number, a seed out of range). Both mean exit 2 (cli/error_exit.h).
 // Its message is always a single line naming the file, the field and the offending value,
 //   X.npy: header field 'descr': unsupported dtype '>f4' (big-endian)
 // so a user can find the problem without a debugger. Values come from untrusted bytes, so
@@ -29,6 +31,15 @@ class io_error : public std::runtime_error {
   std::string file_;
   std::string field_;
   std::string value_;
+};
+
+// A flag's value the command cannot use, as one line naming the flag and the value, in the
+// form of io_error's: "<flag>: <problem> '<value>'" + (note.empty() ? "" : " (<note>)"), e.g.
+//   --tolerance: is not a finite number > 0 'inf'
+class bad_input : public std::runtime_error {
+ public:
+  bad_input(std::string_view flag, std::string_view problem, std::string_view value,
+            std::string_view note = {});
 };
 
 // `text` made safe for a one-line message: printable ASCII kept, everything else \xNN,

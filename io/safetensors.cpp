@@ -13,6 +13,7 @@
 #include "io/atomic_file.h"
 #include "io/file_bytes.h"
 #include "io/io_error.h"
+#include "io/json_file.h"
 
 namespace ropecheck {
 
@@ -170,14 +171,10 @@ parsed_file parse_layout(std::span<const std::byte> file, std::string_view name)
                    fmt::format("only {} bytes follow", available));
   }
   const auto* header_begin = reinterpret_cast<const char*>(file.data() + length_prefix_size);
-  json header;
-  try {
-    header = json::parse(header_begin, header_begin + header_length);
-  } catch (const json::exception& e) {
-    throw io_error(name, "header", "invalid JSON",
-                   std::string_view(header_begin, static_cast<std::size_t>(header_length)),
-                   e.what());
-  }
+  // Strict (io/json_file.h): a tensor name given twice is an error naming it, not a silent
+  // last-one-wins that surfaces later as "trailing bytes".
+  const json header = parse_json_strict(
+      std::string_view(header_begin, static_cast<std::size_t>(header_length)), name, "header");
   if (!header.is_object()) {
     throw io_error(name, "header", "expected a JSON object, got", to_text(header));
   }

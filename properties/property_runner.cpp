@@ -71,7 +71,7 @@ rc::detail::Configuration parse_rc_params(const rc::detail::Configuration& defau
   try {
     return rc::detail::configFromString(rc_params(), defaults);
   } catch (const rc::detail::ConfigurationException& e) {
-    throw std::invalid_argument(std::string("RC_PARAMS: ") + e.what());
+    throw std::runtime_error(std::string("RC_PARAMS: ") + e.what());  // bad input: exit 2
   }
 }
 

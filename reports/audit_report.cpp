@@ -32,6 +32,13 @@ error_bucket bucket_from(const json& j, const std::string& where) {
 
 std::string units(double u) { return u < 1000 ? fmt::format("{:.3g}", u) : fmt::format("{:.3e}", u); }
 
+// "0" or "2^k" under a |position| bucket whose smallest position is `first` (negative for
+// negative positions: the bucket is of |m|).
+std::string bucket_tick(std::int64_t first) {
+  const double magnitude = std::fabs(static_cast<double>(first));
+  return magnitude == 0 ? std::string("0") : fmt::format("2^{}", static_cast<int>(std::log2(magnitude)));
+}
+
 // A log-scale error-versus-position polyline with the tolerance as a dashed line.
 std::string error_versus_position_svg(const audit_report& r) {
   constexpr int width = 640, height = 280, left = 60, bottom = 40, top = 20, right = 20;
@@ -82,8 +89,7 @@ std::string error_versus_position_svg(const audit_report& r) {
                          "<text x=\"{0:.1f}\" y=\"{5}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#999\">gap</text>\n",
                          x, top, height - bottom, r.by_position[i - 1].last, b.first, top + 10);
     }
-    const std::string tick = b.first == 0 ? std::string("0")
-                                          : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(std::llabs(b.first)))));
+    const std::string tick = bucket_tick(b.first);
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n", x_of(i),
                        height - bottom + 14, tick);
     if (b.max_units == 0) {
@@ -121,7 +127,8 @@ std::string heatmap_svg(const audit_report& r) {
   for (std::size_t f = 0; f < m.size(); ++f) {
     for (std::size_t p = 0; p < m[f].size() && p < r.by_position.size(); ++p) {
       // 0 at ≤ 1% of tolerance, 1 at ≥ 100× tolerance; red past tolerance, blue within.
-      const double t = std::clamp((std::log10(std::max(m[f][p], 1e-12) / r.tolerance_units) + 2) / 4, 0.0, 1.0);
+      const double scaled = (std::log10(std::max(m[f][p], 1e-12) / r.tolerance_units) + 2) / 4;
+      const double t = std::isnan(scaled) ? 1.0 : std::clamp(scaled, 0.0, 1.0);  // NaN: as bad as it gets
       const int red = static_cast<int>(255 * t), blue = static_cast<int>(255 * (1 - t));
       svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},{})\">"
                          "<title>frequency {} × {}: {} units</title></rect>\n",
@@ -183,6 +190,11 @@ json to_json(const audit_report& r) {
           {"dtype", r.dtype},
           {"verdict", verdict(r.passed)},
           {"tolerance_units", r.tolerance_units},
+          {"tolerance_terms",
+           {{"relative", r.tolerance.derived ? "derived_bound" : "tolerance_units"},
+            {"absolute", r.tolerance.absolute},
+            {"oracle_units", r.tolerance.oracle_units},
+            {"store_half_spacing", r.tolerance.store_half_spacing}}},
           {"outputs", r.outputs},
           {"outputs_beyond_tolerance", r.outputs_beyond_tolerance},
           {"max_abs_error", r.max_abs_error},
@@ -195,6 +207,7 @@ json to_json(const audit_report& r) {
           {"worst",
            {{"batch", r.worst.batch}, {"token", r.worst.token}, {"head", r.worst.head},
             {"dim", r.worst.dim}, {"position", r.worst.position}, {"value", r.worst.value},
+            {"error", r.worst.error}, {"allowed", r.worst.allowed},
             {"expected", r.worst.expected}}},
           {"by_position", by_position},
           {"by_frequency", by_frequency},
@@ -218,6 +231,9 @@ audit_report audit_report_from_json(const json& j) {
   r.dtype = field<std::string>(j, "dtype", at);
   r.passed = verdict_field(j, at);
   r.tolerance_units = field<double>(j, "tolerance_units", at);
+  if (!(std::isfinite(r.tolerance_units) && r.tolerance_units > 0))  // the audit never writes another
+    throw std::invalid_argument(
+        fmt::format("report: field 'tolerance_units': {} is not a finite number > 0", r.tolerance_units));
   r.outputs = field<std::int64_t>(j, "outputs", at);
   r.outputs_beyond_tolerance = field<std::int64_t>(j, "outputs_beyond_tolerance", at);
   r.max_abs_error = field<double>(j, "max_abs_error", at);
@@ -237,6 +253,20 @@ audit_report audit_report_from_json(const json& j) {
              field<std::int64_t>(w, "head", "worst"),  field<std::int64_t>(w, "dim", "worst"),
              field<std::int64_t>(w, "position", "worst"), field<double>(w, "value", "worst"),
              field<double>(w, "expected", "worst")};
+  // Reports written before the tolerance's terms were saved lack these: their zeros read as such.
+  if (w.contains("error")) r.worst.error = field<double>(w, "error", "worst");
+  if (w.contains("allowed")) r.worst.allowed = field<double>(w, "allowed", "worst");
+  if (j.contains("tolerance_terms")) {
+    const auto t = field<json>(j, "tolerance_terms", at);
+    const auto relative = field<std::string>(t, "relative", "tolerance_terms");
+    if (relative != "derived_bound" && relative != "tolerance_units")
+      throw std::invalid_argument(fmt::format(
+          "tolerance_terms: field 'relative': \"{}\" is not derived_bound or tolerance_units", relative));
+    r.tolerance.derived = relative == "derived_bound";
+    r.tolerance.absolute = field<double>(t, "absolute", "tolerance_terms");
+    r.tolerance.oracle_units = field<double>(t, "oracle_units", "tolerance_terms");
+    r.tolerance.store_half_spacing = field<bool>(t, "store_half_spacing", "tolerance_terms");
+  }
   const auto bp = field<json>(j, "by_position", at);
   for (std::size_t i = 0; i < bp.size(); ++i) r.by_position.push_back(bucket_from(bp[i], fmt::format("by_position[{}]", i)));
   const auto bf = field<json>(j, "by_frequency", at);
@@ -274,11 +304,28 @@ audit_report audit_report_from_json(const json& j) {
   return r;
 }
 
+namespace {
+
+// The tolerance as applied, every term written out: for tiny inputs the absolute term is the
+// one that decides, and a reader must see it.
+std::string tolerance_formula(const audit_report& r) {
+  std::string out = fmt::format("{} × 2^-24 × A·‖pair‖", units(r.tolerance_units));
+  if (r.tolerance.derived) out += " (derived bound, plus its angle terms growing with |m|·θ_j)";
+  if (r.tolerance.absolute > 0) out += fmt::format(" + {:.4g} absolute (float32 underflow)", r.tolerance.absolute);
+  if (r.tolerance.oracle_units > 0)
+    out += fmt::format(" + {:.3g} × 2^-24 × A·‖pair‖ (the oracle's error)", r.tolerance.oracle_units);
+  if (r.tolerance.store_half_spacing) out += fmt::format(" + half the {} spacing at the output", r.dtype);
+  return out;
+}
+
+}  // namespace
+
 std::string render_terminal(const audit_report& r) {
   std::string out = fmt::format("ropecheck audit — {} ({}) against the reference\n\n", r.y, r.dtype);
   out += fmt::format("  verdict                  {} ({} of {} outputs beyond tolerance {} units)\n",
                      r.passed ? "PASS" : "FAIL", r.outputs_beyond_tolerance, r.outputs,
                      units(r.tolerance_units));
+  out += fmt::format("  tolerance per output     {}\n", tolerance_formula(r));
   out += fmt::format("  max pair error           {:.3e} = {} × 2^-24 = {} × u({})\n", r.max_rel_pair_error,
                      units(r.max_rel_pair_error_units), units(r.max_rel_pair_error_dtype_units), r.dtype);
   out += fmt::format("  max abs error            {:.3e}\n", r.max_abs_error);
@@ -287,6 +334,8 @@ std::string render_terminal(const audit_report& r) {
   out += fmt::format("  worst                    [b {}, t {}, h {}, d {}] position {}: {} vs {}\n",
                      r.worst.batch, r.worst.token, r.worst.head, r.worst.dim, r.worst.position,
                      r.worst.value, r.worst.expected);
+  out += fmt::format("  at the worst output      error {:.4g}, allowed {:.4g} (all terms above)\n",
+                     r.worst.error, r.worst.allowed);
   out += fmt::format("  pass-through dims        {} checked, {} modified\n", r.passthrough_checked,
                      r.passthrough_modified);
   if (r.non_finite > 0) out += fmt::format("  non-finite values        {}\n", r.non_finite);
@@ -318,10 +367,11 @@ std::string render_markdown(const audit_report& r) {
   std::string out = fmt::format("### ropecheck audit: {} — `{}` ({})\n\n", r.passed ? "✅ pass" : "❌ fail",
                                 r.y, r.dtype);
   out += "| measure | value |\n|---|---|\n";
-  out += fmt::format("| tolerance | {} × 2^-24 × pair norm |\n", units(r.tolerance_units));
+  out += fmt::format("| tolerance per output | {} |\n", tolerance_formula(r));
   out += fmt::format("| max pair error | {} × 2^-24 ({:.3e}) |\n", units(r.max_rel_pair_error_units), r.max_rel_pair_error);
   out += fmt::format("| outputs beyond tolerance | {} of {} |\n", r.outputs_beyond_tolerance, r.outputs);
-  out += fmt::format("| worst | position {}, dim {}: {} vs {} |\n", r.worst.position, r.worst.dim, r.worst.value, r.worst.expected);
+  out += fmt::format("| worst | position {}, dim {}: {} vs {} (error {:.4g}, allowed {:.4g}) |\n", r.worst.position,
+                     r.worst.dim, r.worst.value, r.worst.expected, r.worst.error, r.worst.allowed);
   for (const auto& f : r.diagnosis) out += fmt::format("\n- **`{}`**: {}", f.code, f.message);
   return out + "\n";
 }
@@ -397,10 +447,10 @@ std::string render_html(const audit_report& r) {
 }
 
 void write_report_files(const audit_report& report, const report_paths& paths) {
-  detail::write_rendering(paths.json, to_json(report).dump(2) + "\n");
-  detail::write_rendering(paths.markdown, render_markdown(report));
-  detail::write_rendering(paths.html, render_html(report));
-  detail::write_rendering(paths.junit, render_junit(report));
+  detail::write_renderings({{paths.json, [&] { return detail::json_text(to_json(report)); }},
+                            {paths.markdown, [&] { return render_markdown(report); }},
+                            {paths.html, [&] { return render_html(report); }},
+                            {paths.junit, [&] { return render_junit(report); }}});
 }
 
 }  // namespace ropecheck::reports

@@ -17,6 +17,19 @@ struct worst_element {
   std::int64_t batch = 0, token = 0, head = 0, dim = 0, position = 0;
   double value = 0;     // what the audited output holds
   double expected = 0;  // the reference (double tier)
+  double error = 0;     // |value − expected|
+  double allowed = 0;   // the tolerance applied to this very output, all terms summed
+};
+
+// The terms of the tolerance every output is judged by (issue 13 §13: a pass on tiny inputs
+// is explained by the absolute term, which must be visible):
+//   allowed = relative_units·2^-24·A‖pair‖ (+ the derived bound's angle terms)
+//             + absolute + oracle_units·2^-24·A‖pair‖ (+ half the dtype's spacing at the output)
+struct tolerance_terms {
+  bool derived = true;               // the derived bound (bounds/error_bounds.h), not --tolerance
+  double absolute = 0;               // per output: float32 underflow (2^-149), 0 with --tolerance
+  double oracle_units = 0;           // the double tier's own error
+  bool store_half_spacing = false;   // 16-bit judged dtypes: the final rounding
 };
 
 // Errors in one position bucket ([2^k, 2^(k+1)) of |position|, or exactly 0) or frequency.
@@ -64,6 +77,7 @@ struct audit_report {
   bool passed = true;
   double tolerance_units = 0;         // the largest allowed error the verdict used, units of 2^-24
                                       // × pair norm (+ the output's half-spacing for 16-bit dtypes)
+  tolerance_terms tolerance;          // every term of it
   std::int64_t outputs = 0;           // rotated outputs measured
   std::int64_t outputs_beyond_tolerance = 0;
   double max_abs_error = 0;

@@ -353,11 +353,10 @@ std::string render_html(const gate_report& r) {
 }
 
 void write_report_files(const gate_report& report, const report_paths& paths) {
-  const auto write = detail::write_rendering;
-  write(paths.json, to_json(report).dump(2) + "\n");
-  write(paths.markdown, render_markdown(report));
-  write(paths.html, render_html(report));
-  write(paths.junit, render_junit(report));
+  detail::write_renderings({{paths.json, [&] { return detail::json_text(to_json(report)); }},
+                            {paths.markdown, [&] { return render_markdown(report); }},
+                            {paths.html, [&] { return render_html(report); }},
+                            {paths.junit, [&] { return render_junit(report); }}});
 }
 
 }  // namespace ropecheck::reports

@@ -5,10 +5,16 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <span>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "io/atomic_file.h"
 
@@ -33,12 +39,66 @@ inline std::string xml_escape(std::string_view text) {
   return out;
 }
 
+// JSON has no infinity or NaN (nlohmann writes them as null, which nothing can read back):
+// a report writes a non-finite number as the string "Infinity", "-Infinity" or "NaN", and
+// reads those strings back wherever it reads a number (docs/report-schema.md).
+inline void spell_non_finite_numbers(nlohmann::json& j) {
+  if (j.is_number_float()) {
+    const double v = j.get<double>();
+    if (std::isnan(v)) j = "NaN";
+    else if (std::isinf(v)) j = v > 0 ? "Infinity" : "-Infinity";
+    return;
+  }
+  if (j.is_structured())
+    for (auto& child : j) spell_non_finite_numbers(child);
+}
+
+// The text of a JSON report: every number readable back, two-space indented, one final newline.
+inline std::string json_text(nlohmann::json j) {
+  spell_non_finite_numbers(j);
+  return j.dump(2) + "\n";
+}
+
+inline double number_of(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (!j.is_number()) throw nlohmann::json::type_error::create(302, "not a number", &j);
+  return j.get<double>();
+}
+
+template <class T>
+T value_of(const nlohmann::json& j) {
+  if constexpr (std::is_same_v<T, double>) {
+    return number_of(j);
+  } else if constexpr (std::is_same_v<T, std::vector<std::vector<double>>>) {
+    T out;
+    for (const auto& row : j.get_ref<const nlohmann::json::array_t&>()) {
+      out.emplace_back();
+      for (const auto& v : row.get_ref<const nlohmann::json::array_t&>()) out.back().push_back(number_of(v));
+    }
+    return out;
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // get<T>() would truncate 1.5 to 1 and wrap -1 to 2^64 - 1: only a whole number in range.
+    const bool fits = j.is_number_integer() &&
+                      (std::is_signed_v<T> ? !j.is_number_unsigned() || j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                                           : j.is_number_unsigned() && j.get<std::uint64_t>() <= std::numeric_limits<T>::max());
+    if (!fits) throw nlohmann::json::type_error::create(302, "not an integer in range", &j);
+    return j.get<T>();
+  } else {
+    return j.get<T>();
+  }
+}
+
 template <class T>
 T field(const nlohmann::json& j, const char* name, const std::string& where) {
   if (!j.is_object() || !j.contains(name))
     throw std::invalid_argument(fmt::format("{}: field '{}': missing", where, name));
   try {
-    return j.at(name).get<T>();
+    return value_of<T>(j.at(name));
   } catch (const nlohmann::json::exception&) {
     throw std::invalid_argument(
         fmt::format("{}: field '{}': {} has the wrong type", where, name, j.at(name).dump()));
@@ -53,10 +113,23 @@ inline bool verdict_field(const nlohmann::json& j, const std::string& where) {
   return v == "pass";
 }
 
-// Writes `text` to `path` atomically; an empty path means the rendering was not asked for.
-inline void write_rendering(const std::string& path, const std::string& text) {
-  if (path.empty()) return;
-  write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())));
+// One rendering a REPORT FLAG asked for: its path (empty: not asked for) and how to make it.
+struct rendering {
+  const std::string& path;
+  std::function<std::string()> render;
+};
+
+// Renders every requested file, then writes them all or nothing (io/atomic_file.h
+// write_files_together): a failure leaves no report file changed and no temporary behind.
+inline void write_renderings(const std::vector<rendering>& renderings) {
+  std::vector<planned_file> files;
+  for (const auto& r : renderings) {
+    if (r.path.empty()) continue;
+    files.push_back({r.path, [text = r.render()](std::ostream& out) {
+                       out.write(text.data(), static_cast<std::streamsize>(text.size()));
+                     }});
+  }
+  write_files_together(files);
 }
 
 }  // namespace ropecheck::reports::detail

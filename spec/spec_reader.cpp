@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -17,6 +16,8 @@
 #include "spec/model_families.h"
 #include "spec/rope_setups.h"
 #include "spec/scaling_readers.h"
+#include "io/io_error.h"
+#include "io/json_file.h"
 
 namespace ropecheck {
 namespace {
@@ -395,13 +396,13 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
 }
 
 rope_spec read_spec(const std::filesystem::path& file, const spec_options& options) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw spec_error(fmt::format("{}: cannot open the spec file", file.string()));
   json config;
   try {
-    config = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw spec_error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+    // io/json_file.h: a regular file only; a repeated key or a number past double's range is
+    // an error naming the field.
+    config = read_json_file(file);
+  } catch (const io_error& e) {
+    throw spec_error(e.what());
   }
   return parse_spec(config, file.string(), options);
 }
