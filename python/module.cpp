@@ -144,6 +144,7 @@ PYBIND11_MODULE(_ropecheck, m) {
   // Bad input is a ValueError whose message names the input, the field and the value.
   py::register_exception<io_error>(m, "InputError", PyExc_ValueError);
   py::register_exception<spec_error>(m, "SpecError", PyExc_ValueError);
+  py::register_exception<bad_input>(m, "FlagError", PyExc_ValueError);
 
   py::class_<rope_spec>(m, "Spec")
       .def_readonly("head_dim", &rope_spec::head_dim)

@@ -26,11 +26,13 @@ __version__ = _core.__version__
 Spec = _core.Spec
 InputError = _core.InputError  # a ValueError: bad array, shape or position, named in the message
 SpecError = _core.SpecError  # a ValueError: a spec the reader refuses, naming the key and value
+FlagError = _core.FlagError  # a ValueError: an argument value the call cannot use (tolerance, seed), named
 
 __all__ = [
     "AuditReport",
     "GateFailure",
     "GateReport",
+    "FlagError",
     "InputError",
     "Spec",
     "SpecError",

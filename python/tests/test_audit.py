@@ -75,7 +75,7 @@ def test_bad_input_is_a_value_error_naming_it():
     x, positions = case(8)
     with pytest.raises(ValueError, match=r"y: shape: does not match X"):
         ropecheck.audit(x, positions, x[:4], SPEC)
-    with pytest.raises(ValueError, match=r"tolerance.*not a positive number"):
+    with pytest.raises(ValueError, match=r"tolerance.*not a finite number > 0"):
         ropecheck.audit(x, positions, x, SPEC, tolerance=-1)
     with pytest.raises(ValueError, match=r"16-bit integers"):
         ropecheck.audit(x, positions, x.view(np.uint16), SPEC)
