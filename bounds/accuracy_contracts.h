@@ -45,11 +45,14 @@ struct accuracy_contract {
 // |x_a·δ_c| + |x_b·δ_s| ≤ √2·δ·r.
 inline constexpr double sqrt2_up = 1.4143;
 // float32 angles: θ_j and m rounded to float32 and their product rounded: 3 roundings of the
-// angle, (1 + u)^3 − 1 ≤ 3.0001·u; cosf/sinf within 1 ulp (one more half ulp than §2 counts).
-inline constexpr contract_terms float32_angle_terms{sqrt2_up, 3.0001, 0};
-// θ_j as θ_{j−1}·s in float32 with s rounded once: each of the j products and s's rounding add
-// u to θ_j's relative error (2j·u), on top of the float32 angle's 3u.
-inline constexpr contract_terms repeated_product_terms{sqrt2_up, 3.0001, 2.0001};
+// angle, (1 + u)^3 − 1 ≤ 3.0001·u. The cos/sin and rotation such kernels use: cosf/sinf within
+// 1 ulp (half an ulp more than §2 counts: ≤ (√2/2)·u·r), A applied in float32 (≤ (√2/2)·u·A·r),
+// the rotation unfused (2.7072 − 2.5, §2): 0.7072 + 0.7072 + 0.2072 ≤ 1.65.
+inline constexpr double float32_trig_constant = 1.65;
+inline constexpr contract_terms float32_angle_terms{float32_trig_constant, 3.0001, 0};
+// θ_j as θ_{j−1}·s_j in float32 with each s_j rounded once: each of the j products and
+// roundings of s adds u to θ_j's relative error (2j·u), on top of the float32 angle's 3u.
+inline constexpr contract_terms repeated_product_terms{float32_trig_constant, 3.0001, 2.0001};
 // cos/sin rounded (RNE) to a 16-bit cache: half an ulp of a value in [0, 1], 2^-12 (float16,
 // 10 stored bits) or 2^-9 (bfloat16, 7), on both values: √2·2^12·u and √2·2^15·u.
 inline constexpr contract_terms float16_cache_terms{sqrt2_up * 4096, 0, 0};

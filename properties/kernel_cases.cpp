@@ -248,9 +248,10 @@ std::string describe_case(const kernel_case& c) {
   return os.str();
 }
 
-void fail_case(observation& seen, const kernel_case& c, case_location where, const std::string& message) {
-  seen.failures[message] = failed_case{std::move(where), describe_case(c)};
-  RC_FAIL(message);
+void first_violation::raise(observation& seen) {
+  if (message_.empty()) return;
+  seen.failures[message_] = failed_case{where_, inputs_};
+  RC_FAIL(message_);
 }
 
 }  // namespace ropecheck::properties::kernel_support

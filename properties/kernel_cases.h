@@ -169,10 +169,24 @@ case_location locate(const kernel_case& c, std::int64_t token, int j, double uni
 // counterexample shows instead of RapidCheck's unlabelled dump.
 std::string describe_case(const kernel_case& c);
 
-// Fails the current case with `message` (RC_FAIL), first keeping its location and labelled
-// inputs in `seen` under that message (property_runner.h observation::failures).
-[[noreturn]] void fail_case(observation& seen, const kernel_case& c, case_location where,
-                            const std::string& message);
+// The first violation of a case, kept while the case goes on measuring every output (so that
+// its worst/bound does not depend on where it first failed); raise() fails the case with it.
+class first_violation {
+ public:
+  template <class Message>
+  void note(const kernel_case& c, case_location where, Message&& message) {
+    if (!message_.empty()) return;
+    message_ = message();
+    inputs_ = describe_case(c);
+    where_ = std::move(where);
+  }
+  void raise(observation& seen);  // RC_FAILs if a violation was noted
+
+ private:
+  std::string message_;
+  std::string inputs_;
+  case_location where_;
+};
 
 // Hex and decimal, for messages.
 std::string show_number(double v);

@@ -99,6 +99,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
   // fast/'s documented target is stated for plain RoPE (A = 1).
   const bool plain = scale.factor == 1;
   std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
+  first_violation violation;
   for (const auto& [tensor, name] : {std::pair{&q, "Q"}, std::pair{&k, "K"}}) {
     for (std::int64_t t = 0; t < c.tokens(); ++t) {
       const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
@@ -141,16 +142,18 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
                     std::max(seen.worst_noncancelling_ulps, ulp_distance(y, e, storage));
             }
             if (!(error <= bound)) {
-              fail_case(seen, c, location(),
-                        failure_message("within_bound_of_reference", where(),
-                                        std::string(name) + " y[" + std::to_string(i) + "]", y, e,
-                                        error, bound, scale.factor * r));
+              violation.note(c, location(), [&] {
+                return failure_message("within_bound_of_reference", where(),
+                                       std::string(name) + " y[" + std::to_string(i) + "]", y, e,
+                                       error, bound, scale.factor * r);
+              });
             }
           }
         }
       }
     }
   }
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -164,6 +167,7 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
   const bounds::attention_scale scale = c.scale();
+  first_violation violation;
   for_each_pair(c, q, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     const double ya = q.output.get(element_index(q, p.t, p.h, p.a));
@@ -180,10 +184,12 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
     if (c.scaled() && r >= meaningful_norm)
       seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
     if (!(error <= bound))
-      fail_case(seen, c, location(),
-                failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm, scale.factor * r,
-                                error, bound, scale.factor * r));
+      violation.note(c, location(), [&] {
+        return failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm, scale.factor * r,
+                               error, bound, scale.factor * r);
+      });
   });
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -290,6 +296,7 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
   const auto q_shifted = rotate(kernel, c, angles, c.q, c.q_heads, shifted(c.positions));
   const auto k_shifted = rotate(kernel, c, angles, c.k, c.k_heads, shifted(key_positions));
 
+  first_violation violation;
   for (std::int64_t qt = 0; qt < c.tokens(); ++qt) {
     for (std::int64_t kt = 0; kt < c.tokens(); ++kt) {
       for (int qh = 0; qh < c.q_heads; ++qh) {
@@ -312,16 +319,19 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
             seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, difference / bound);
         }
         if (!(difference <= bound)) {
-          std::ostringstream os;
-          os << "relative_offset_invariance violated at " << where() << " heads " << qh << "/"
-             << kh << ": ⟨f(q,m), f(k,n)⟩ = " << show_number(before.score)
-             << ", ⟨f(q,m+s), f(k,n+s)⟩ = " << show_number(after.score) << ", difference "
-             << show_number(difference) << " > derived bound " << show_number(bound);
-          fail_case(seen, c, location(), os.str());
+          violation.note(c, location(), [&] {
+            std::ostringstream os;
+            os << "relative_offset_invariance violated at " << where() << " heads " << qh << "/"
+               << kh << ": ⟨f(q,m), f(k,n)⟩ = " << show_number(before.score)
+               << ", ⟨f(q,m+s), f(k,n+s)⟩ = " << show_number(after.score) << ", difference "
+               << show_number(difference) << " > derived bound " << show_number(bound);
+            return os.str();
+          });
         }
       }
     }
   }
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -348,6 +358,7 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
 
   const bounds::attention_scale scale = c.scale();
   const double gain = scale.factor * scale.factor;
+  first_violation violation;
   for_each_pair(c, forward, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     const double ya = forward.output.get(element_index(forward, p.t, p.h, p.a));
@@ -372,12 +383,14 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
       if (c.scaled() && r >= meaningful_norm)
         seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
       if (!(error <= bound)) {
-        fail_case(seen, c, location(),
-                  failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(i) + "]",
-                                  restored, expected, error, bound, gain * r));
+        violation.note(c, location(), [&] {
+          return failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(i) + "]",
+                                 restored, expected, error, bound, gain * r);
+        });
       }
     }
   });
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -411,6 +424,7 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
   const tensor_buffers mine = run(kernel);
   const tensor_buffers theirs = run(other);
   const bounds::attention_scale scale = c.scale();
+  first_violation violation;
   for_each_pair(c, mine, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     for (int k : {p.a, p.b}) {
@@ -429,13 +443,15 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
       auto location = [&] { return locate(c, p.t, p.j, units, where()); };
       seen.record(difference / bound, p.m, location);
       if (!(difference <= bound)) {
-        fail_case(seen, c, location(),
-                  failure_message("strategies_agree", where(),
-                                  std::string(kernel.name) + " y[" + std::to_string(k) + "]", a, b,
-                                  difference, bound, scale.factor * r));
+        violation.note(c, location(), [&] {
+          return failure_message("strategies_agree", where(),
+                                 std::string(kernel.name) + " y[" + std::to_string(k) + "]", a, b,
+                                 difference, bound, scale.factor * r);
+        });
       }
     }
   });
+  violation.raise(seen);
 }
 
 constexpr kernel_property_definition accuracy_list[] = {
