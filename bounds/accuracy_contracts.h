@@ -4,7 +4,7 @@
 // angle_precision, low_precision_trig_cache) and adds, to every output bound, the extra error
 // that recipe can make, derived in docs/error-bounds.md §17:
 //
-//     extra(m, θ_j, j) = u·A·r·( constant + angle·|m|·θ_j + angle_per_pair·j·|m|·θ_j )
+//     extra(m, θ_j, j) = u·A·r·( constant + angle·|m|·θ_j + angle_per_pair·j·|m|·θ_j ) + absolute
 //
 // (u = 2^-24, r the input pair's norm, A the attention factor), per storage dtype, and, for the
 // pair as a vector (norm, score and round-trip bounds), √2 times that. A catalog entry rather
@@ -26,6 +26,7 @@ struct contract_terms {
   double constant = 0;        // cos/sin error not proportional to the angle
   double angle = 0;           // per unit of |m|·θ_j: the angle's relative error
   double angle_per_pair = 0;  // per unit of j·|m|·θ_j: θ_j's error growing with the pair index
+  double absolute = 0;        // not relative: underflow of a narrower format (a value, not × u·A·r)
 };
 
 struct accuracy_contract {
@@ -57,11 +58,14 @@ inline constexpr contract_terms repeated_product_terms{float32_trig_constant, 3.
 // 10 stored bits) or 2^-9 (bfloat16, 7), on both values: √2·2^12·u and √2·2^15·u.
 inline constexpr contract_terms float16_cache_terms{sqrt2_up * 4096, 0, 0};
 inline constexpr contract_terms bfloat16_cache_terms{sqrt2_up * 32768, 0, 0};
-// Arithmetic in the 16-bit storage dtype: the §2 sum (2.5 unit roundoffs of the format) with
-// the format's unit roundoff, 2^-11 = 2^13·u (float16) or 2^-8 = 2^16·u (bfloat16), plus the
-// 16-bit cos/sin cache it reads; float32 storage computes in float32 (no extra).
-inline constexpr contract_terms float16_arithmetic_terms{2.5 * 8192 + sqrt2_up * 4096, 0, 0};
-inline constexpr contract_terms bfloat16_arithmetic_terms{2.5 * 65536 + sqrt2_up * 32768, 0, 0};
+// Arithmetic in a 16-bit format whatever the storage: the §2 sum (2.5 unit roundoffs) with the
+// format's unit roundoff, 2^-11 = 2^13·u (float16) or 2^-8 = 2^16·u (bfloat16), plus the 16-bit
+// cos/sin cache it reads, plus 1 for cos/sin below the format's normal range (absolute half
+// spacing × |x| ≤ 2^-25·r, float16); and the format's underflow: each of the ≤ 4 roundings of a
+// product, sum or A·cos may add half its smallest spacing, 2^-25 (float16) or 2^-134
+// (bfloat16): 4 × that.
+inline constexpr contract_terms float16_arithmetic_terms{2.5 * 8192 + sqrt2_up * 4096 + 1, 0, 0, 0x1p-23};
+inline constexpr contract_terms bfloat16_arithmetic_terms{2.5 * 65536 + sqrt2_up * 32768 + 1, 0, 0, 0x1p-132};
 
 // The named contracts, strictest first. `exact` is the default.
 inline std::span<const accuracy_contract> contract_catalog() {
@@ -77,9 +81,10 @@ inline std::span<const accuracy_contract> contract_catalog() {
        float16_cache_terms, float16_cache_terms, float16_cache_terms, 0},
       {"bfloat16_cos_sin_cache", "cos/sin cache stored in bfloat16, rotation in float32",
        bfloat16_cache_terms, bfloat16_cache_terms, bfloat16_cache_terms, 0},
-      {"16bit_arithmetic",
-       "16-bit storage computed in its own dtype (cos/sin, products and sums in float16/bfloat16); float32 as exact",
-       {}, float16_arithmetic_terms, bfloat16_arithmetic_terms, 0},
+      {"float16_arithmetic", "cos/sin, products and sums rounded to float16, in every storage dtype",
+       float16_arithmetic_terms, float16_arithmetic_terms, float16_arithmetic_terms, 0},
+      {"bfloat16_arithmetic", "cos/sin, products and sums rounded to bfloat16, in every storage dtype",
+       bfloat16_arithmetic_terms, bfloat16_arithmetic_terms, bfloat16_arithmetic_terms, 0},
   };
   return catalog;
 }
@@ -101,10 +106,15 @@ inline double contract_output_relative(const accuracy_contract& c, dtype storage
   return 0x1p-24 * (t.constant + t.angle * angle + t.angle_per_pair * pair * angle);
 }
 
+inline double contract_output_absolute(const accuracy_contract& c, dtype storage) {
+  return c.terms(storage).absolute;
+}
+
 // The extra on one output of a pair of input norm `pair_norm` with attention factor A.
 inline double contract_output_extra(const accuracy_contract& c, dtype storage, double pair_norm,
                                     std::int64_t position, double theta, int pair, double a) {
-  return contract_output_relative(c, storage, position, theta, pair) * a * pair_norm;
+  return contract_output_relative(c, storage, position, theta, pair) * a * pair_norm +
+         contract_output_absolute(c, storage);
 }
 
 // The same for the pair as a vector (norm, score and round-trip bounds).

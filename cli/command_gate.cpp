@@ -249,10 +249,12 @@ bounds::accuracy_contract read_contract(const std::string& name_or_path) {
     const auto& t = j[dtype_name];
     if (!t.is_object()) throw bad(dtype_name, t, "is not an object");
     for (const auto& [key, value] : t.items())
-      if (key != "constant" && key != "angle" && key != "angle_per_pair")
-        throw bad(std::string(dtype_name) + "." + key, value, "is not a term (constant, angle, angle_per_pair)");
+      if (key != "constant" && key != "angle" && key != "angle_per_pair" && key != "absolute")
+        throw bad(std::string(dtype_name) + "." + key, value,
+                  "is not a term (constant, angle, angle_per_pair, absolute)");
     for (const auto& [term, into] : {std::pair{"constant", &terms->constant}, std::pair{"angle", &terms->angle},
-                                     std::pair{"angle_per_pair", &terms->angle_per_pair}}) {
+                                     std::pair{"angle_per_pair", &terms->angle_per_pair},
+                                     std::pair{"absolute", &terms->absolute}}) {
       const std::string at = std::string(dtype_name) + "." + term;
       if (!t.contains(term)) throw bad(at, nullptr, "is missing");
       if (!t[term].is_number() || !(t[term].get<double>() >= 0) || !std::isfinite(t[term].get<double>()))
@@ -406,7 +408,7 @@ void add_gate_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--contract", o->contract,
                   "accuracy contract: exact (default), float32_angles, "
                   "float32_repeated_product_frequencies, float16_cos_sin_cache, "
-                  "bfloat16_cos_sin_cache, 16bit_arithmetic, or a JSON file")
+                  "bfloat16_cos_sin_cache, float16_arithmetic, bfloat16_arithmetic, or a JSON file")
       ->capture_default_str();
   cmd->add_option("--property", o->properties,
                   "run only this property (repeatable; the others show as not run, fixtures are skipped)");

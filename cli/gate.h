@@ -33,7 +33,8 @@ struct gate_options {
 
 // A contract by catalog name (bounds/accuracy_contracts.h), or read from a JSON file:
 // {"name": …, "max_position": N (optional), "float32"|"float16"|"bfloat16":
-// {"constant", "angle", "angle_per_pair"}} — every dtype and term required, no other key.
+// {"constant", "angle", "angle_per_pair", "absolute"}} — every dtype and term required, no
+// other key.
 // Throws std::invalid_argument naming the file, the field and the value.
 bounds::accuracy_contract read_contract(const std::string& name_or_path);
 
