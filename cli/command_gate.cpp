@@ -279,7 +279,6 @@ reports::gate_report run_gate_report(const gate_options& o) {
   if (contract.max_position > 0)
     max_position = max_position > 0 ? std::min(max_position, contract.max_position) : contract.max_position;
   properties::check_options checks;
-  checks.contract_name = o.contract;
   checks.contract = &contract;
   checks.max_position = max_position;
   checks.properties = o.properties;
@@ -349,7 +348,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
     auto outcome = run_properties(*kernel, o, checks, library);
     if (run_fixtures) {
       fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
-      auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound);
+      auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound, {}, max_position);
       // With mutants, the correct kernels also face the mutants' extra fixture.
       if (!mutant_list.empty())
         kernel_fixtures.push_back(fixtures::check_dynamic_scaling_fixture(*kernel, bound));

@@ -67,7 +67,6 @@ inline constexpr std::size_t max_plot_points = 2000;
 
 // What a gate run may change about the properties, besides profile and seed.
 struct check_options {
-  std::string contract_name = "exact";                  // shown in replay lines
   const bounds::accuracy_contract* contract = nullptr;  // nullptr: exact
   std::int64_t max_position = 0;                        // > 0: no case beyond |m| = this
   std::vector<std::string> properties;                  // empty: all; else the others are not_run
