@@ -1,9 +1,12 @@
-// ropecheck apply --kernel NAME --spec SPEC.json --x X.npy --pos POS.npy --out Y.npy
-// Runs one registered fast kernel on a tensor, in the dtype of X (float32, float16, or
+// ropecheck apply --kernel NAME [--kernel-lib PATH.so] --spec SPEC.json --x X.npy --pos POS.npy --out Y.npy
+// Runs one registered fast kernel (or a kernel of a library built on ropecheck/kernel_abi.h) on a tensor, in the dtype of X (float32, float16, or
 // bfloat16 given as raw bits with --dtype bfloat16). Same spec and shapes as `reference`.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "cli/commands.h"
+#include "abi/kernel_library.h"
 #include "cli/exit_codes.h"
 #include "cli/rope_inputs.h"
 #include "fast/kernels.h"
@@ -18,14 +21,26 @@ struct apply_options {
   std::string kernel;
   std::string out;
   std::string dtype_name;
+  std::string kernel_library;  // --kernel-lib: the kernel is looked up there
 };
 
 int run_apply(apply_options options) {
   check_npy_output(options.out, options.inputs);
   if (!options.dtype_name.empty()) options.inputs.raw16 = parse_dtype(options.dtype_name);
-  const fast::kernel_info* kernel = fast::find_kernel(options.kernel);
+  std::optional<abi::kernel_library> library;
+  const fast::kernel_info* kernel = nullptr;
+  if (options.kernel_library.empty()) {
+    kernel = fast::find_kernel(options.kernel);
+  } else {
+    library.emplace(abi::kernel_library::load(options.kernel_library));
+    for (const auto& k : library->kernels())
+      if (k.name == options.kernel) kernel = &k;
+  }
   if (kernel == nullptr)
-    throw bad_input("--kernel", "unknown kernel", options.kernel, "see `ropecheck kernels`");
+    throw bad_input("--kernel", "unknown kernel", options.kernel,
+                    options.kernel_library.empty()
+                        ? "see `ropecheck kernels`"
+                        : "see `ropecheck kernels --kernel-lib " + options.kernel_library + "`");
   const rope_inputs in = read_rope_inputs(options.inputs);
   if (in.x.type == dtype::float64)
     throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", "float64",
@@ -68,6 +83,8 @@ void add_apply_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--pos", options->inputs.positions, "positions POS.npy (int32/int64)")
       ->required();
   cmd->add_option("--out", options->out, "output Y.npy, in the dtype of X")->required();
+  cmd->add_option("--kernel-lib", options->kernel_library,
+                  "take --kernel from this shared library (ropecheck/kernel_abi.h)");
   cmd->add_option("--dtype", options->dtype_name,
                   "read 16-bit raw X as this dtype (bfloat16)")
       ->check(CLI::IsMember({"bfloat16"}));

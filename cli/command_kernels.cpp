@@ -1,11 +1,13 @@
-// ropecheck kernels [--json]: the built-in kernel registry, as a table or as JSON
-// (an array of objects with name, description, strategy, dtypes, pairings).
+// ropecheck kernels [--json] [--kernel-lib PATH.so]...: the built-in kernel registry (or the
+// kernels of shared libraries built on ropecheck/kernel_abi.h), as a table or as JSON (an
+// array of objects with name, description, strategy, dtypes, pairings).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "abi/kernel_library.h"
 #include "cli/exit_codes.h"
 #include "fast/kernels.h"
 
@@ -33,10 +35,18 @@ nlohmann::json kernels_json(std::span<const fast::kernel_info> kernels) {
 
 void add_kernels_command(CLI::App& app, int& exit_status) {
   auto as_json = std::make_shared<bool>(false);
+  auto libraries = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("kernels", "List the built-in kernels");
   cmd->add_flag("--json", *as_json, "print the registry as JSON");
-  cmd->callback([as_json, &exit_status] {
-    const nlohmann::json registry = kernels_json(fast::kernel_registry());
+  cmd->add_option("--kernel-lib", *libraries,
+                  "list the kernels of this shared library instead (repeatable)");
+  cmd->callback([as_json, libraries, &exit_status] {
+    nlohmann::json registry = nlohmann::json::array();
+    if (libraries->empty()) registry = kernels_json(fast::kernel_registry());
+    for (const auto& path : *libraries) {
+      const auto library = abi::kernel_library::load(path);
+      for (auto& k : kernels_json(library.kernels())) registry.push_back(std::move(k));
+    }
     if (*as_json) {
       fmt::print("{}\n", registry.dump(2));
     } else {

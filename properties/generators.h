@@ -27,12 +27,14 @@
 #include <numbers>
 #include <ostream>
 #include <span>
+#include <sstream>
 #include <vector>
 
 #include "numeric/dtype.h"
 #include "numeric/ulp.h"
 #include "spec/rope_spec.h"
 #include "spec/pair_index.h"
+#include "properties/summarise_runs.h"
 
 namespace ropecheck::properties {
 
@@ -60,13 +62,15 @@ struct value_rows {
   std::vector<double> values;
 };
 
+// One row per line, runs of equal values summarised (summarise_runs.h).
 inline void showValue(const value_rows& v, std::ostream& os) {
-  os << to_string(v.storage) << ", " << v.values.size() / std::max(v.row_length, 1)
-     << " rows of " << v.row_length << ":";
-  for (std::size_t i = 0; i < v.values.size(); ++i) {
-    if (i % static_cast<std::size_t>(std::max(v.row_length, 1)) == 0) os << "\n  ";
-    else os << ", ";
-    os << std::hexfloat << v.values[i] << std::defaultfloat;
+  const std::size_t row = static_cast<std::size_t>(std::max(v.row_length, 1));
+  os << to_string(v.storage) << ", " << v.values.size() / row << " rows of " << v.row_length << ":";
+  for (std::size_t start = 0; start < v.values.size(); start += row) {
+    std::ostringstream line;
+    for (std::size_t i = start; i < std::min(start + row, v.values.size()); ++i)
+      line << (i == start ? "" : ", ") << std::hexfloat << v.values[i];
+    os << "\n  " << summarise_runs(line.str());
   }
 }
 

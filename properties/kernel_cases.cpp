@@ -1,6 +1,8 @@
 // kernel_cases: buffers, case generation and calls for the kernel properties.
 #include "properties/kernel_cases.h"
 
+#include "properties/summarise_runs.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -194,6 +196,62 @@ std::string describe_location(const kernel_case& c, std::int64_t token, std::int
   if (c.frequencies.attention_factor != 1) os << " A=" << show_number(c.frequencies.attention_factor);
   os << " m=" << c.positions[static_cast<std::size_t>(token)] << " head=" << head << " j=" << j;
   return os.str();
+}
+
+case_location locate(const kernel_case& c, std::int64_t token, int j, double units, std::string text) {
+  case_location l;
+  l.dtype = std::string(to_string(c.storage));
+  l.pairing = std::string(to_string(c.shape.pair));
+  l.head_dim = c.shape.head_dim;
+  l.rotary_dim = c.shape.rotary_dim;
+  l.position = c.positions[static_cast<std::size_t>(token)];
+  l.pair = j;
+  l.units = units;
+  l.text = std::move(text);
+  return l;
+}
+
+namespace {
+
+std::string rows_text(const value_rows& rows, int heads, std::int64_t tokens) {
+  std::ostringstream os;
+  const std::size_t width = static_cast<std::size_t>(std::max(rows.row_length, 1));
+  for (std::int64_t t = 0; t < tokens; ++t) {
+    for (int h = 0; h < heads; ++h) {
+      const std::size_t start = (static_cast<std::size_t>(t) * static_cast<std::size_t>(heads) +
+                                 static_cast<std::size_t>(h)) * width;
+      if (start + width > rows.values.size()) break;
+      std::ostringstream line;
+      for (std::size_t i = 0; i < width; ++i)
+        line << (i == 0 ? "" : ", ") << std::hexfloat << rows.values[start + i];
+      os << "\n    token " << t << " head " << h << ": " << summarise_runs(line.str());
+    }
+  }
+  return os.str();
+}
+
+}  // namespace
+
+std::string describe_case(const kernel_case& c) {
+  std::ostringstream os;
+  os << "dtype: " << to_string(c.storage) << "\npairing: " << to_string(c.shape.pair)
+     << "\nhead_dim: " << c.shape.head_dim << "\nrotary_dim: " << c.shape.rotary_dim
+     << "\nbase: " << c.shape.base << "\nscaling: " << to_string(c.spec.scaling.type);
+  if (c.spec.scaling.type != scaling_type::none)
+    os << " (" << to_string(c.spec.scaling.convention) << ")";
+  os << "\nattention factor A: " << c.frequencies.attention_factor;
+  std::ostringstream positions;
+  for (std::size_t t = 0; t < c.positions.size(); ++t) positions << (t == 0 ? "" : ", ") << c.positions[t];
+  os << "\npositions (" << c.tokens() << " tokens): " << summarise_runs(positions.str());
+  os << "\nQ (" << c.q_heads << " heads):" << rows_text(c.q, c.q_heads, c.tokens());
+  if (c.k_heads > 0) os << "\nK (" << c.k_heads << " heads):" << rows_text(c.k, c.k_heads, c.tokens());
+  return os.str();
+}
+
+void first_violation::raise(observation& seen) {
+  if (message_.empty()) return;
+  seen.failures[message_] = failed_case{where_, inputs_};
+  RC_FAIL(message_);
 }
 
 }  // namespace ropecheck::properties::kernel_support

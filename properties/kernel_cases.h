@@ -4,6 +4,7 @@
 // fast::kernel_info. Internal to properties/.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 #include "bounds/error_bounds.h"
 #include "properties/generators.h"
 #include "properties/kernel_properties.h"
+#include "properties/property_runner.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -97,6 +99,13 @@ struct kernel_case {
   }
 };
 
+// `limits` within what a run allows: --max-position caps the position limit.
+inline case_limits within(const run_settings& settings, case_limits limits) {
+  if (settings.max_position > 0)
+    limits.position_limit = std::min(limits.position_limit, settings.max_position);
+  return limits;
+}
+
 // Plain RoPE for a shape (no scaling, A = 1).
 rope_spec plain_spec(const rope_shape& shape);
 
@@ -151,6 +160,33 @@ inline std::int64_t element_index(const tensor_buffers& t, std::int64_t token, s
 
 // "float16 half d=…/… base=… [yarn A=…] m=… head=… j=…" style location for messages.
 std::string describe_location(const kernel_case& c, std::int64_t token, std::int64_t head, int j);
+
+// A location for reports (kernel_properties.h case_location): `text` the one-line description,
+// `units` the error in 2^-24·A·‖pair‖ (−1: not a per-pair measure).
+case_location locate(const kernel_case& c, std::int64_t token, int j, double units, std::string text);
+
+// The case's inputs, labelled, one item a line, runs of equal values summarised: what a
+// counterexample shows instead of RapidCheck's unlabelled dump.
+std::string describe_case(const kernel_case& c);
+
+// The first violation of a case, kept while the case goes on measuring every output (so that
+// its worst/bound does not depend on where it first failed); raise() fails the case with it.
+class first_violation {
+ public:
+  template <class Message>
+  void note(const kernel_case& c, case_location where, Message&& message) {
+    if (!message_.empty()) return;
+    message_ = message();
+    inputs_ = describe_case(c);
+    where_ = std::move(where);
+  }
+  void raise(observation& seen);  // RC_FAILs if a violation was noted
+
+ private:
+  std::string message_;
+  std::string inputs_;
+  case_location where_;
+};
 
 // Hex and decimal, for messages.
 std::string show_number(double v);

@@ -1,12 +1,14 @@
 // check_kernel: runs the catalog (kernel_property_catalog.h) on one kernel, dtype by dtype.
 #include "properties/kernel_properties.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "numeric/pair_error.h"
 #include "properties/kernel_property_catalog.h"
+#include "properties/property_runner.h"
 
 namespace ropecheck::properties {
 
@@ -78,9 +80,28 @@ std::string describe(const kernel_property_definition& p, dtype storage, const o
 
 std::span<const std::string_view> kernel_property_names() { return names(); }
 
+namespace {
+
+bool selected(const check_options& options, std::string_view property) {
+  if (options.properties.empty()) return true;
+  return std::find(options.properties.begin(), options.properties.end(), property) !=
+         options.properties.end();
+}
+
+// The shrunk counterexample as a person reads it: RapidCheck's first line (tests and shrinks),
+// the case's inputs labelled (when the property recorded them for this message), the message.
+std::string labelled_counterexample(const std::string& rapidcheck, const failed_case& f,
+                                    const std::string& message) {
+  const std::string header = rapidcheck.substr(0, rapidcheck.find('\n'));
+  return header + "\n\n" + f.inputs + "\n\n" + message;
+}
+
+}  // namespace
+
 property_result check_kernel_property(const fast::kernel_info& kernel, std::string_view property,
                                       dtype storage, profile p, std::uint64_t seed,
-                                      std::string_view replay_command, int deep_runs) {
+                                      std::string_view replay_command, int deep_runs,
+                                      const check_options& options) {
   const kernel_property_definition* definition = nullptr;
   for (const auto& d : catalog())
     if (d.name == property) definition = &d;
@@ -94,12 +115,24 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
       replay_command.empty() ? default_replay_command(kernel, property, storage)
                              : std::string(replay_command));
   settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
+  if (options.contract != nullptr) settings.contract = options.contract;
+  settings.max_position = options.max_position;
 
   property_result skipped;
   skipped.name = std::string(property);
   skipped.dtype = std::string(to_string(storage));
-  if (!checkable(storage) || !kernel.supports(storage)) {
+  skipped.state = run_state::skipped;
+  if (!selected(options, property)) {
+    skipped.state = run_state::not_run;
+    skipped.detail = "not run: not among the selected properties (--property)";
+    return skipped;
+  }
+  if (!checkable(storage)) {
     skipped.detail = "skipped: no bound for dtype " + skipped.dtype;
+    return skipped;
+  }
+  if (!kernel.supports(storage)) {
+    skipped.detail = "skipped: the kernel does not support dtype " + skipped.dtype;
     return skipped;
   }
   if (property == "strategies_agree" && !has_other_strategy(kernel, storage)) {
@@ -107,32 +140,98 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     return skipped;
   }
   if (skipped_by_reproduce(settings, id)) {
-    skipped.detail = "skipped: RC_PARAMS reproduces other properties";
+    skipped.state = run_state::not_run;
+    skipped.detail = "not run: RC_PARAMS reproduces other properties";
     return skipped;
   }
 
+  // First every case of the budget, a failing case counted instead of stopping the run, so
+  // that worst/bound is the worst over the same cases whether or not the property holds (what
+  // --baseline compares); then, if any failed, RapidCheck again from the same seed, stopping
+  // at the first failure and shrinking it. A reproduce=… run is the second kind only.
   observation seen;
-  auto body = [&kernel, storage, &settings, &seen, definition] {
-    definition->run_case(kernel, storage, settings, seen);
+  std::int64_t failed_cases = 0;
+  failed_case first_failure;
+  std::string first_message;
+  auto measure = [&] {
+    seen.case_worst = -1;
+    try {
+      definition->run_case(kernel, storage, settings, seen);
+    } catch (const rc::detail::CaseResult& r) {
+      if (r.type != rc::detail::CaseResult::Type::Failure) throw;
+      if (failed_cases++ == 0) {
+        first_message = case_message(r.description);
+        const auto it = seen.failures.find(first_message);
+        if (it != seen.failures.end()) first_failure = it->second;
+      }
+    }
+    if (seen.case_worst >= 0 && seen.points.size() < max_plot_points)
+      seen.points.emplace_back(seen.case_position, seen.case_worst);
+    if (seen.failures.size() > 256) seen.failures.clear();
   };
-  property_result result =
-      run_testable(id, std::string(property), body, definition->quick_cases, settings, seen);
+  auto shrink = [&kernel, storage, &settings, definition](observation& into) {
+    return [&kernel, storage, &settings, definition, &into] {
+      definition->run_case(kernel, storage, settings, into);
+    };
+  };
+  property_result result;
+  observation shrinking;
+  if (settings.reproduce.count(id) > 0) {
+    result = run_testable(id, std::string(property), shrink(seen), definition->quick_cases, settings, seen);
+  } else {
+    result = run_testable(id, std::string(property), measure, definition->quick_cases, settings, seen);
+    if (result.passed && failed_cases > 0) {
+      const std::int64_t all_cases = result.cases;
+      result = run_testable(id, std::string(property), shrink(shrinking), definition->quick_cases,
+                            settings, shrinking);
+      result.cases = all_cases;
+      if (result.passed) {  // the same seed failed before: report the first failure as seen
+        result.passed = false;
+        result.message = first_message;
+        result.counterexample = "first failure (not reproduced while shrinking)\n\n" +
+                                first_failure.inputs + "\n\n" + first_message;
+        result.counterexample_location = first_failure.location;
+      }
+    }
+  }
   result.dtype = std::string(to_string(storage));
-  if (!result.passed)
+  result.failed_cases = result.passed ? 0 : std::max<std::int64_t>(failed_cases, 1);
+  if (!result.passed) {
+    for (const observation* o : {&shrinking, &seen}) {
+      const auto it = o->failures.find(result.message);
+      if (it == o->failures.end()) continue;
+      result.counterexample = labelled_counterexample(result.counterexample, it->second, result.message);
+      result.counterexample_location = it->second.location;
+      break;
+    }
     result.counterexample = "Property: " + std::string(definition->statement) + "\n" + result.counterexample;
+  }
   result.worst_over_bound = definition->measures_error ? seen.worst_over_bound : 0.0;
+  if (definition->measures_error) result.worst = seen.worst_location;
+  result.points = std::move(seen.points);
   result.detail = describe(*definition, storage, seen);
+  if (settings.contract->name != "exact" && definition->measures_error)
+    result.detail += (result.detail.empty() ? "" : "; ") + std::string("bounds widened by contract ") +
+                     settings.contract->name;
   return result;
 }
 
 kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint64_t seed,
-                           std::string_view replay_command) {
+                           std::string_view replay_command, const check_options& options) {
+  for (const auto& name : options.properties) {
+    if (std::find(names().begin(), names().end(), name) == names().end())
+      throw std::invalid_argument("--property: unknown kernel property '" + name + "'");
+  }
   kernel_result result;
   result.kernel = std::string(kernel.name);
+  // Every dtype the properties have a bound for, so that one the kernel lacks shows as skipped.
+  std::vector<dtype> dtypes(kernel.dtypes.begin(), kernel.dtypes.end());
+  for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16})
+    if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) dtypes.push_back(t);
   for (const auto& definition : catalog()) {
-    for (dtype storage : kernel.dtypes) {
+    for (dtype storage : dtypes) {
       property_result r = check_kernel_property(kernel, definition.name, storage, p, seed,
-                                                replay_command, std::ssize(kernel.dtypes));
+                                                replay_command, std::ssize(kernel.dtypes), options);
       result.passed = result.passed && r.passed;
       result.properties.push_back(std::move(r));
     }

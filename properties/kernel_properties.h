@@ -11,8 +11,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "bounds/accuracy_contracts.h"
 #include "fast/kernels.h"
 #include "numeric/dtype.h"
 
@@ -25,16 +27,49 @@ enum class profile { quick, deep };
 
 std::string_view to_string(profile p);
 
+// Where a case's error occurred: what a kernel author needs to find it again.
+struct case_location {
+  std::string dtype;           // storage dtype
+  std::string pairing;         // half | adjacent
+  int head_dim = 0;
+  int rotary_dim = 0;
+  std::int64_t position = 0;   // m
+  int pair = -1;               // j (−1: not a per-pair measure)
+  double units = -1;           // error in units of 2^-24·A·‖pair‖ (−1: not a per-pair measure)
+  std::string text;            // the one-line description the messages use
+};
+
+// How a property run ended. `skipped`: the kernel or dtype cannot be checked (detail says
+// why); `not_run`: not selected (--property, or RC_PARAMS reproduces other properties).
+enum class run_state { ran, skipped, not_run };
+
 struct property_result {
   std::string name;            // stable snake_case id, e.g. "within_bound_of_reference"
   std::string dtype;           // storage dtype the property ran on ("float32", ...)
   bool passed = true;
+  run_state state = run_state::ran;
   std::int64_t cases = 0;
   double worst_over_bound = 0; // observed worst error / derived bound (0 for bit-exact properties that held)
   std::string counterexample;  // shrunk counterexample when failed; last line: the message
                                // naming the violated bound (property_runner.cpp)
   std::string replay;          // one-line command/seed to replay
   std::string detail;          // extra measurements (e.g. worst error over the documented target)
+  std::string message;         // the shrunk counterexample's message (what failed), if failed
+  std::int64_t failed_cases = 0;  // cases of `cases` that broke the property (all were run)
+  case_location worst;         // where worst_over_bound occurred, over every case run
+  case_location counterexample_location;  // the shrunk counterexample's location (if known)
+  // Per case: (position, worst error/bound of the case), for the error-versus-position plot;
+  // at most max_plot_points (the deep profile keeps the first ones).
+  std::vector<std::pair<std::int64_t, double>> points;
+};
+
+inline constexpr std::size_t max_plot_points = 2000;
+
+// What a gate run may change about the properties, besides profile and seed.
+struct check_options {
+  const bounds::accuracy_contract* contract = nullptr;  // nullptr: exact
+  std::int64_t max_position = 0;                        // > 0: no case beyond |m| = this
+  std::vector<std::string> properties;                  // empty: all; else the others are not_run
 };
 
 struct kernel_result {
@@ -48,7 +83,7 @@ struct kernel_result {
 // its seed). `replay_command` is what a failure's replay line runs after the RC_PARAMS=…
 // prefix; empty means the gtest executable that covers the registered kernels.
 kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint64_t seed,
-                           std::string_view replay_command = {});
+                           std::string_view replay_command = {}, const check_options& options = {});
 
 // The property ids, in the order check_kernel runs them.
 std::span<const std::string_view> kernel_property_names();
@@ -59,7 +94,8 @@ std::span<const std::string_view> kernel_property_names();
 // an unknown property name.
 property_result check_kernel_property(const fast::kernel_info& kernel, std::string_view property,
                                       dtype storage, profile p, std::uint64_t seed,
-                                      std::string_view replay_command = {}, int deep_runs = 1);
+                                      std::string_view replay_command = {}, int deep_runs = 1,
+                                      const check_options& options = {});
 
 // The fixed seed CI uses unless RC_PARAMS says otherwise.
 inline constexpr std::uint64_t default_seed = 20240611;

@@ -84,10 +84,11 @@ std::vector<double> row_of(const element_buffer& b, const tensor_buffers& t, std
 // pairings, plain RoPE and every rope_scaling with its attention factor A (§16).
 
 void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
-                               const run_settings&, observation& seen) {
+                               const run_settings& settings, observation& seen) {
   case_limits limits = case_limits{.position_limit = accuracy_position_limit};
   limits.with_k = true;
-  const kernel_case c = pick_case(kernel, storage, limits);
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
+  const bounds::accuracy_contract& contract = *settings.contract;
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
@@ -98,6 +99,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
   // fast/'s documented target is stated for plain RoPE (A = 1).
   const bool plain = scale.factor == 1;
   std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
+  first_violation violation;
   for (const auto& [tensor, name] : {std::pair{&q, "Q"}, std::pair{&k, "K"}}) {
     for (std::int64_t t = 0; t < c.tokens(); ++t) {
       const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
@@ -112,16 +114,18 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
             const double y = tensor->output.get(element_index(*tensor, t, h, i));
             const double e = exact[static_cast<std::size_t>(i)];
             const double error = error_of(y, e);
+            const double theta = c.theta()[static_cast<std::size_t>(j)];
             const double bound =
-                bounds::output_bound(storage, r, m, c.theta()[static_cast<std::size_t>(j)], y, scale) +
-                bounds::oracle_output_bound(r, scale);
+                bounds::output_bound(storage, r, m, theta, y, scale) +
+                bounds::oracle_output_bound(r, scale) +
+                bounds::contract_output_extra(contract, storage, r, m, theta, j, scale.factor);
+            const double units = error / (bounds::float32_unit_roundoff * scale.factor * r);
             auto where = [&] {
               return std::string(name) + " " + describe_location(c, t, h, j) + " ‖pair‖=" +
-                     show_number(r) + " error=" +
-                     std::to_string(error / (bounds::float32_unit_roundoff * scale.factor * r)) +
-                     "·2^-24·A·‖pair‖";
+                     show_number(r) + " error=" + std::to_string(units) + "·2^-24·A·‖pair‖";
             };
-            seen.record(error / bound, where);
+            auto location = [&] { return locate(c, t, j, units, where()); };
+            seen.record(error / bound, m, location);
             if (r >= meaningful_norm) {
               if (tensor == &k) seen.worst_key_over_bound = std::max(seen.worst_key_over_bound, error / bound);
               if (c.scaled())
@@ -138,42 +142,54 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
                     std::max(seen.worst_noncancelling_ulps, ulp_distance(y, e, storage));
             }
             if (!(error <= bound)) {
-              RC_FAIL(failure_message("within_bound_of_reference", where(),
-                                      std::string(name) + " y[" + std::to_string(i) + "]", y, e,
-                                      error, bound, scale.factor * r));
+              violation.note(c, location(), [&] {
+                return failure_message("within_bound_of_reference", where(),
+                                       std::string(name) + " y[" + std::to_string(i) + "]", y, e,
+                                       error, bound, scale.factor * r);
+              });
             }
           }
         }
       }
     }
   }
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
 // norm_preserved: | ‖(ŷ_a, ŷ_b)‖ − A·‖(x_a, x_b)‖ | ≤ pair_bound for every rotated pair.
 
-void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_settings&,
+void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
                     observation& seen) {
-  const kernel_case c = pick_case(kernel, storage, case_limits{.position_limit = int32_position_limit});
+  const kernel_case c =
+      pick_case(kernel, storage, within(settings, case_limits{.position_limit = int32_position_limit}));
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
   const bounds::attention_scale scale = c.scale();
+  first_violation violation;
   for_each_pair(c, q, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     const double ya = q.output.get(element_index(q, p.t, p.h, p.a));
     const double yb = q.output.get(element_index(q, p.t, p.h, p.b));
     const double norm = std::hypot(ya, yb);
     const double error = error_of(norm, scale.factor * r);
-    const double bound = bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale);
+    const double bound = bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale) +
+                         bounds::contract_pair_extra(*settings.contract, storage, r, p.m, p.theta,
+                                                     p.j, scale.factor);
     auto where = [&] { return describe_location(c, p.t, p.h, p.j) + " ‖pair‖=" + show_number(r); };
-    seen.record(error / bound, where);
+    const double units = r > 0 ? error / (bounds::float32_unit_roundoff * scale.factor * r) : -1;
+    auto location = [&] { return locate(c, p.t, p.j, units, where()); };
+    seen.record(error / bound, p.m, location);
     if (c.scaled() && r >= meaningful_norm)
       seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
     if (!(error <= bound))
-      RC_FAIL(failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm, scale.factor * r,
-                              error, bound, scale.factor * r));
+      violation.note(c, location(), [&] {
+        return failure_message("norm_preserved", where(), "‖(y_a, y_b)‖", norm, scale.factor * r,
+                               error, bound, scale.factor * r);
+      });
   });
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -203,7 +219,7 @@ struct score_with_bound {
 };
 
 score_with_bound score(const kernel_case& c, const bounds::attention_scale& scale,
-                       const rotated_tensor& q, std::int64_t qt, int qh, const rotated_tensor& k,
+                       const bounds::accuracy_contract& contract, const rotated_tensor& q, std::int64_t qt, int qh, const rotated_tensor& k,
                        std::int64_t kt, int kh) {
   score_with_bound s;
   double magnitudes = 0;
@@ -224,10 +240,13 @@ score_with_bound score(const kernel_case& c, const bounds::attention_scale& scal
       const auto& b = t.buffers;
       const double r = std::hypot(b.input.get(element_index(b, token, head, ia)),
                                   b.input.get(element_index(b, token, head, ib)));
+      const double theta = c.theta()[static_cast<std::size_t>(j)];
       return std::pair{scale.factor * r,
-                       bounds::pair_bound(c.storage, r, position, c.theta()[static_cast<std::size_t>(j)],
+                       bounds::pair_bound(c.storage, r, position, theta,
                                           b.output.get(element_index(b, token, head, ia)),
-                                          b.output.get(element_index(b, token, head, ib)), scale)};
+                                          b.output.get(element_index(b, token, head, ib)), scale) +
+                           bounds::contract_pair_extra(contract, c.storage, r, position, theta, j,
+                                                       scale.factor)};
     };
     const auto [rq, bq] = pair_norm_and_bound(q, qt, qh, m);
     const auto [rk, bk] = pair_norm_and_bound(k, kt, kh, n);
@@ -237,10 +256,11 @@ score_with_bound score(const kernel_case& c, const bounds::attention_scale& scal
 }
 
 void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
-                                const run_settings&, observation& seen) {
+                                const run_settings& settings, observation& seen) {
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
   limits.max_tokens = 6;  // every (query token, key token) pair is scored
+  limits = within(settings, limits);
   const kernel_case c = pick_case(kernel, storage, limits);
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
   const std::int64_t limit =
@@ -276,12 +296,13 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
   const auto q_shifted = rotate(kernel, c, angles, c.q, c.q_heads, shifted(c.positions));
   const auto k_shifted = rotate(kernel, c, angles, c.k, c.k_heads, shifted(key_positions));
 
+  first_violation violation;
   for (std::int64_t qt = 0; qt < c.tokens(); ++qt) {
     for (std::int64_t kt = 0; kt < c.tokens(); ++kt) {
       for (int qh = 0; qh < c.q_heads; ++qh) {
         const int kh = qh * c.k_heads / c.q_heads;  // grouped-query attention's head mapping
-        const auto before = score(c, scale, q, qt, qh, k, kt, kh);
-        const auto after = score(c, scale, q_shifted, qt, qh, k_shifted, kt, kh);
+        const auto before = score(c, scale, *settings.contract, q, qt, qh, k, kt, kh);
+        const auto after = score(c, scale, *settings.contract, q_shifted, qt, qh, k_shifted, kt, kh);
         const double difference = error_of(after.score, before.score);
         const double bound = before.bound + after.bound;
         auto where = [&] {
@@ -290,22 +311,27 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
              << " s=" << shift;
           return os.str();
         };
+        const std::int64_t m = c.positions[static_cast<std::size_t>(qt)];
+        auto location = [&] { return locate(c, qt, -1, -1, where()); };
         if (bound > 0) {
-          seen.record(difference / bound, where);
+          seen.record(difference / bound, m, location);
           if (c.scaled())
             seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, difference / bound);
         }
         if (!(difference <= bound)) {
-          std::ostringstream os;
-          os << "relative_offset_invariance violated at " << where() << " heads " << qh << "/"
-             << kh << ": ⟨f(q,m), f(k,n)⟩ = " << show_number(before.score)
-             << ", ⟨f(q,m+s), f(k,n+s)⟩ = " << show_number(after.score) << ", difference "
-             << show_number(difference) << " > derived bound " << show_number(bound);
-          RC_FAIL(os.str());
+          violation.note(c, location(), [&] {
+            std::ostringstream os;
+            os << "relative_offset_invariance violated at " << where() << " heads " << qh << "/"
+               << kh << ": ⟨f(q,m), f(k,n)⟩ = " << show_number(before.score)
+               << ", ⟨f(q,m+s), f(k,n+s)⟩ = " << show_number(after.score) << ", difference "
+               << show_number(difference) << " > derived bound " << show_number(bound);
+            return os.str();
+          });
         }
       }
     }
   }
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -313,8 +339,10 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
 // sin carry an attention factor (the inverse is the backward pass, A·R(−m)).
 
 void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
-                        const run_settings&, observation& seen) {
-  const kernel_case c = pick_case(kernel, storage, case_limits{.position_limit = int32_position_limit});
+                        const run_settings& settings, observation& seen) {
+  const kernel_case c =
+      pick_case(kernel, storage, within(settings, case_limits{.position_limit = int32_position_limit}));
+  const bounds::accuracy_contract& contract = *settings.contract;
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers forward = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &forward, nullptr),
@@ -330,35 +358,46 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
 
   const bounds::attention_scale scale = c.scale();
   const double gain = scale.factor * scale.factor;
+  first_violation violation;
   for_each_pair(c, forward, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     const double ya = forward.output.get(element_index(forward, p.t, p.h, p.a));
     const double yb = forward.output.get(element_index(forward, p.t, p.h, p.b));
-    const double forward_bound = bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale);
+    const double forward_bound =
+        bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale) +
+        bounds::contract_pair_extra(contract, storage, r, p.m, p.theta, p.j, scale.factor);
     for (auto [i, original] : {std::pair{p.a, p.xa}, std::pair{p.b, p.xb}}) {
       const double restored = back.output.get(element_index(back, p.t, p.h, i));
       const double expected = gain * original;
       const double error = error_of(restored, expected);
+      const double r_out = std::hypot(ya, yb);
       const double bound = bounds::round_trip_bound(
-          forward_bound, bounds::output_bound(storage, std::hypot(ya, yb), p.m, p.theta, restored, scale),
+          forward_bound,
+          bounds::output_bound(storage, r_out, p.m, p.theta, restored, scale) +
+              bounds::contract_output_extra(contract, storage, r_out, p.m, p.theta, p.j, scale.factor),
           scale);
       auto where = [&] { return describe_location(c, p.t, p.h, p.j); };
-      seen.record(error / bound, where);
+      const double units = gain * r > 0 ? error / (bounds::float32_unit_roundoff * gain * r) : -1;
+      auto location = [&] { return locate(c, p.t, p.j, units, where()); };
+      seen.record(error / bound, p.m, location);
       if (c.scaled() && r >= meaningful_norm)
         seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
       if (!(error <= bound)) {
-        RC_FAIL(failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(i) + "]",
-                                restored, expected, error, bound, gain * r));
+        violation.note(c, location(), [&] {
+          return failure_message("inverse_round_trip", where(), "x̂[" + std::to_string(i) + "]",
+                                 restored, expected, error, bound, gain * r);
+        });
       }
     }
   });
+  violation.raise(seen);
 }
 
 // --------------------------------------------------------------------------------------------
 // strategies_agree: this kernel and every registered kernel of the other angle strategy (same
 // dtype and pairing) agree within the sum of their output bounds.
 
-void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_settings&,
+void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
                       observation& seen) {
   std::vector<const fast::kernel_info*> others;
   for (const fast::kernel_info& k : fast::kernel_registry()) {
@@ -370,7 +409,8 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
   const fast::kernel_info& other = *others[static_cast<std::size_t>(
       *gen::uniform_int(0, static_cast<std::int64_t>(others.size()) - 1))];
   const fast::kernel_info& cached = kernel.strategy == fast::angle_strategy::cache ? kernel : other;
-  const kernel_case c = pick_case(cached, storage, case_limits{.position_limit = accuracy_position_limit});
+  const kernel_case c =
+      pick_case(cached, storage, within(settings, case_limits{.position_limit = accuracy_position_limit}));
   if (!other.supports(c.shape.pair) || !kernel.supports(c.shape.pair))
     RC_DISCARD(std::string(other.name) + " or " + std::string(kernel.name) + " lacks pairing " +
                std::string(to_string(c.shape.pair)));
@@ -384,6 +424,7 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
   const tensor_buffers mine = run(kernel);
   const tensor_buffers theirs = run(other);
   const bounds::attention_scale scale = c.scale();
+  first_violation violation;
   for_each_pair(c, mine, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     for (int k : {p.a, p.b}) {
@@ -391,17 +432,26 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
       const double b = theirs.output.get(element_index(theirs, p.t, p.h, k));
       const double difference = error_of(a, b);
       if (difference != 0) seen.all_bit_identical = false;
-      const double bound = bounds::agreement_bound(bounds::output_bound(storage, r, p.m, p.theta, a, scale),
-                                                   bounds::output_bound(storage, r, p.m, p.theta, b, scale));
+      // The gated kernel is held to the contract; the registered comparator to `exact`.
+      const double bound = bounds::agreement_bound(
+          bounds::output_bound(storage, r, p.m, p.theta, a, scale) +
+              bounds::contract_output_extra(*settings.contract, storage, r, p.m, p.theta, p.j,
+                                            scale.factor),
+          bounds::output_bound(storage, r, p.m, p.theta, b, scale));
       auto where = [&] { return describe_location(c, p.t, p.h, p.j) + " vs " + std::string(other.name); };
-      seen.record(difference / bound, where);
+      const double units = r > 0 ? difference / (bounds::float32_unit_roundoff * scale.factor * r) : -1;
+      auto location = [&] { return locate(c, p.t, p.j, units, where()); };
+      seen.record(difference / bound, p.m, location);
       if (!(difference <= bound)) {
-        RC_FAIL(failure_message("strategies_agree", where(),
-                                std::string(kernel.name) + " y[" + std::to_string(k) + "]", a, b,
-                                difference, bound, scale.factor * r));
+        violation.note(c, location(), [&] {
+          return failure_message("strategies_agree", where(),
+                                 std::string(kernel.name) + " y[" + std::to_string(k) + "]", a, b,
+                                 difference, bound, scale.factor * r);
+        });
       }
     }
   });
+  violation.raise(seen);
 }
 
 constexpr kernel_property_definition accuracy_list[] = {

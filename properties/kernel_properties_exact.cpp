@@ -68,10 +68,10 @@ tensor_buffers fresh_copy(const tensor_buffers& t) {
 // separate output, for Q and K independently in place or not.
 
 void in_place_equals_out_of_place(const fast::kernel_info& kernel, dtype storage,
-                                  const run_settings&, observation&) {
+                                  const run_settings& settings, observation&) {
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
-  const kernel_case c = pick_case(kernel, storage, limits);
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const auto q_in_place = *rc::gen::arbitrary<bool>();
   const auto k_in_place = *rc::gen::arbitrary<bool>();
   const auto dir = *rc::gen::arbitrary<bool>() ? fast::direction::inverse : fast::direction::forward;
@@ -97,10 +97,10 @@ void in_place_equals_out_of_place(const fast::kernel_info& kernel, dtype storage
 // bits: NaNs with payloads, infinities, subnormals, −0 — out of place and in place.
 
 void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
-                            const run_settings&, observation&) {
+                            const run_settings& settings, observation&) {
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.partial_rotation = true;
-  const kernel_case c = pick_case(kernel, storage, limits);
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const int pass_through = c.shape.head_dim - c.shape.rotary_dim;
   const std::int64_t rows = c.tokens() * c.q_heads;
   const std::int64_t max_bits = storage == dtype::float32 ? 0xffffffffLL : 0xffffLL;
@@ -143,10 +143,10 @@ void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
 // bits of two calls rotating each alone.
 
 void q_and_k_together_equal_separate(const fast::kernel_info& kernel, dtype storage,
-                                     const run_settings&, observation&) {
+                                     const run_settings& settings, observation&) {
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
-  const kernel_case c = pick_case(kernel, storage, limits);
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const auto dir = *rc::gen::arbitrary<bool>() ? fast::direction::inverse : fast::direction::forward;
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
@@ -202,11 +202,11 @@ tensor_buffers strided_copy(const tensor_buffers& packed, const strided_layout& 
   return t;
 }
 
-void layout_invariant(const fast::kernel_info& kernel, dtype storage, const run_settings&,
+void layout_invariant(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
                       observation&) {
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
-  const kernel_case c = pick_case(kernel, storage, limits);
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const auto l = *rc::gen::apply(
       [tokens = c.tokens()](std::int64_t head_padding, std::int64_t token_padding,
                             std::int64_t misalignment, bool int32_positions,
@@ -303,14 +303,14 @@ void showValue(corruption k, std::ostream& os) {
 }
 
 void rejects_invalid_calls(const fast::kernel_info& kernel, dtype storage,
-                           const run_settings&, observation&) {
+                           const run_settings& settings, observation&) {
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.max_head_dim = 64;
   limits.max_tokens = 4;
   const auto kind = *gen::element_of(std::vector<corruption>{
       corruption::invalid_rotary_dim, corruption::position_out_of_range, corruption::null_positions,
       corruption::output_overlaps_input, corruption::negative_heads, corruption::null_input});
-  const kernel_case c = pick_case(kernel, storage, limits);
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const fast::rope_angles angles = prepare_angles(kernel, c);
   kernel_case shaped = c;
   std::vector<std::int64_t> positions = c.positions;

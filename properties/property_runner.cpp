@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "properties/summarise_runs.h"
+
 namespace ropecheck::properties {
 
 namespace {
@@ -87,6 +89,23 @@ std::string reproduce_token(const std::string& id, const rc::detail::Reproduce& 
   return {};
 }
 
+
+// The counterexample as reported: RapidCheck's header and shrunk values (every generated value
+// shown), then the seed, then the case's message as the last line.
+std::string describe_failure(const rc::detail::FailureResult& failure, std::uint64_t seed) {
+  std::ostringstream os;
+  const std::size_t shrinks = failure.reproduce.shrinkPath.size();
+  os << "Falsifiable after " << failure.numSuccess + 1 << " tests";
+  if (shrinks > 0) os << " and " << shrinks << " shrink" << (shrinks > 1 ? "s" : "");
+  os << " (seed " << seed << ")\n\n";
+  for (const auto& [type, value] : failure.counterExample)
+    os << type << ":\n" << summarise_runs(value) << "\n\n";
+  os << case_message(failure.description);
+  return os.str();
+}
+
+}  // namespace
+
 // What a failed or discarded case says. RapidCheck's macros record
 // "<file>:<line>:\nRC_FAIL(<the expression's source text>)\n\n<message>"; a report that shows
 // the description (or its last line) then shows source text, and with RC_ASSERT/RC_PRE no
@@ -122,21 +141,6 @@ std::string case_message(const std::string& description) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   return text;
 }
-
-// The counterexample as reported: RapidCheck's header and shrunk values (every generated value
-// shown), then the seed, then the case's message as the last line.
-std::string describe_failure(const rc::detail::FailureResult& failure, std::uint64_t seed) {
-  std::ostringstream os;
-  const std::size_t shrinks = failure.reproduce.shrinkPath.size();
-  os << "Falsifiable after " << failure.numSuccess + 1 << " tests";
-  if (shrinks > 0) os << " and " << shrinks << " shrink" << (shrinks > 1 ? "s" : "");
-  os << " (seed " << seed << ")\n\n";
-  for (const auto& [type, value] : failure.counterExample) os << type << ":\n" << value << "\n\n";
-  os << case_message(failure.description);
-  return os.str();
-}
-
-}  // namespace
 
 std::string_view to_string(profile p) { return p == profile::quick ? "quick" : "deep"; }
 
@@ -214,6 +218,7 @@ property_result run_property(const std::string& id, const std::string& name,
   if (result.match(failure)) {
     out.cases = failure.numSuccess + 1;
     out.counterexample = describe_failure(failure, settings.seed);
+    out.message = case_message(failure.description);
     out.replay = replay_prefix + " " + reproduce_token(id, failure.reproduce) + replay_suffix;
   } else if (result.match(gave_up)) {
     out.cases = gave_up.numSuccess;
@@ -221,9 +226,11 @@ property_result run_property(const std::string& id, const std::string& name,
                          " tests: too many generated cases were discarded (seed " +
                          std::to_string(settings.seed) + ")\nlast discarded: " +
                          case_message(gave_up.description);
+    out.message = "gave up: too many generated cases were discarded";
   } else if (result.match(error)) {
     out.counterexample = "RapidCheck could not run the property (seed " +
                          std::to_string(settings.seed) + ")\nerror: " + case_message(error.description);
+    out.message = "error: " + case_message(error.description);
   }
   return out;
 }

@@ -12,10 +12,18 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include "bounds/accuracy_contracts.h"
 #include "properties/kernel_properties.h"
 
 namespace ropecheck::properties {
+
+// One failed case as the property body saw it: where, and the case's inputs labelled.
+struct failed_case {
+  case_location location;
+  std::string inputs;  // labelled, runs of equal values summarised (kernel_cases.h describe_case)
+};
 
 // The worst observed error/bound ratio of a property and what produced it. The property body
 // updates it for every case it runs (shrink attempts included).
@@ -31,12 +39,36 @@ struct observation {
   // rope_scaling or an attention factor A ≠ 1 (error_bounds.h §16).
   double worst_key_over_bound = 0;
   double worst_scaled_over_bound = 0;
-  // `where` is only called for a new worst (describing a location costs more than checking it).
+  case_location worst_location;  // where worst_over_bound occurred
+  // The worst ratio of the case being run and its position (one point of the error-versus-
+  // position plot per case; property_runner.cpp collects them).
+  double case_worst = -1;  // −1: nothing recorded yet in this case
+  std::int64_t case_position = 0;
+  // Failures by message, so that the shrunk counterexample's message finds its location and
+  // labelled inputs (kept for the last few hundred distinct messages).
+  std::unordered_map<std::string, failed_case> failures;
+  std::vector<std::pair<std::int64_t, double>> points;  // (position, case_worst) per case
+  // `locate` is only called for a new worst (describing a location costs more than checking
+  // it); it returns a case_location whose `text` is the one-line description.
+  // Reference properties: a ratio and a description only.
   template <class Describe>
   void record(double ratio, Describe&& where) {
     if (ratio > worst_over_bound) {
       worst_over_bound = ratio;
       worst_case = where();
+      worst_location.text = worst_case;
+    }
+  }
+  template <class Locate>
+  void record(double ratio, std::int64_t position, Locate&& locate) {
+    if (ratio > case_worst) {
+      case_worst = ratio;
+      case_position = position;
+    }
+    if (ratio > worst_over_bound) {
+      worst_over_bound = ratio;
+      worst_location = locate();
+      worst_case = worst_location.text;
     }
   }
 };
@@ -58,6 +90,9 @@ struct run_settings {
   bool disable_shrinking = false;
   std::unordered_map<std::string, rc::detail::Reproduce> reproduce;  // RC_PARAMS reproduce=…
   std::string replay_command;  // appended to the replay line
+  // What the error bounds allow (bounds/accuracy_contracts.h); never null.
+  const bounds::accuracy_contract* contract = &bounds::exact_contract();
+  std::int64_t max_position = 0;  // > 0: no case has |m| beyond it (--max-position)
 };
 
 // Settings from RC_PARAMS (via RapidCheck's own parser) for the given profile and seed; the
@@ -73,6 +108,10 @@ int case_count(const run_settings& settings, int quick_cases);
 // True when RC_PARAMS asks to reproduce failures and `id` is not among them (RapidCheck then
 // skips the property; callers report it as skipped rather than as zero cases passed).
 bool skipped_by_reproduce(const run_settings& settings, const std::string& id);
+
+// The message of a failed case's RapidCheck description (location and macro lines dropped,
+// one line): the key of observation::failures, and property_result::message.
+std::string case_message(const std::string& description);
 
 // Runs the property under the metadata id `id` (the key reproduce strings use).
 property_result run_property(const std::string& id, const std::string& name,

@@ -387,13 +387,10 @@ std::string render_junit(const audit_report& r) {
     for (const auto& f : r.diagnosis) findings += fmt::format("[{}] {}\n", f.code, f.message);
     body = fmt::format("      <system-out>{}</system-out>\n", xml_escape(findings));
   }
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<testsuites name=\"ropecheck\" tests=\"1\" failures=\"{0}\" errors=\"0\">\n"
-      "  <testsuite name=\"ropecheck.audit\" tests=\"1\" failures=\"{0}\" errors=\"0\" skipped=\"0\">\n"
-      "    <testcase classname=\"ropecheck.audit\" name=\"{1}\">\n{2}    </testcase>\n"
-      "  </testsuite>\n</testsuites>\n",
-      r.passed ? 0 : 1, xml_escape(r.y), body);
+  return detail::junit_document(
+      "ropecheck.audit", 1, r.passed ? 0 : 1,
+      fmt::format("    <testcase classname=\"ropecheck.audit\" name=\"{}\">\n{}    </testcase>\n",
+                  xml_escape(r.y), body));
 }
 
 std::string render_html(const audit_report& r) {
@@ -427,23 +424,21 @@ std::string render_html(const audit_report& r) {
   std::string rows;
   for (const auto& b : r.by_position)
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", xml_escape(b.label), b.outputs, units(b.max_units));
-  return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropecheck audit: {0}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}"
-      "td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}.fail{{color:#b00}}.pass{{color:#070}}"
-      "</style></head>\n<body>\n<h1>ropecheck audit: <span class=\"{0}\">{0}</span></h1>\n"
-      "<p><code>{1}</code> ({2}) against the reference's double tier; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
-      "<p>Max pair error {4} × 2<sup>-24</sup> ({5:.3e}); {6} of {7} outputs beyond tolerance; "
-      "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n{16}"
-      "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n<p>Row j is frequency pair j, rotated by "
-      "m·θ_j with θ_j = base<sup>−2j/d</sup> (scaled under rope_scaling): j = 0 turns fastest, one radian per "
-      "position; the last row slowest. Columns are |position| buckets.</p>\n"
-      "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n"
-      "</body></html>\n",
-      verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), units(r.tolerance_units),
-      units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
-      r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
-      error_versus_position_svg(r), heatmap_svg(r), rows, recipe);
+  return detail::html_page(
+      "ropecheck audit: " + verdict(r.passed), "td,th{text-align:right}",
+      fmt::format(
+          "<h1>ropecheck audit: <span class=\"{0}\">{0}</span></h1>\n"
+          "<p><code>{1}</code> ({2}) against the reference's double tier; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
+          "<p>Max pair error {4} × 2<sup>-24</sup> ({5:.3e}); {6} of {7} outputs beyond tolerance; "
+          "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n{16}"
+          "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n<p>Row j is frequency pair j, rotated by "
+          "m·θ_j with θ_j = base<sup>−2j/d</sup> (scaled under rope_scaling): j = 0 turns fastest, one radian per "
+          "position; the last row slowest. Columns are |position| buckets.</p>\n"
+          "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n",
+          verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), units(r.tolerance_units),
+          units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
+          r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
+          error_versus_position_svg(r), heatmap_svg(r), rows, recipe));
 }
 
 void write_report_files(const audit_report& report, const report_paths& paths) {

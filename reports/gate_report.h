@@ -5,20 +5,45 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 namespace ropecheck::reports {
 
-struct property_outcome {
-  std::string name;              // stable snake_case id
-  bool passed = true;
-  std::int64_t cases = 0;
-  double worst_over_bound = 0;   // observed worst error / derived bound; 0 for exact properties
-  std::string counterexample;    // shrunk counterexample when failed
-  std::string replay;            // one line that replays the failure
+// Where a case's error occurred (properties/kernel_properties.h case_location).
+struct location {
+  std::string dtype;
+  std::string pairing;
+  int head_dim = 0;
+  int rotary_dim = 0;
+  std::int64_t position = 0;     // m
+  int pair = -1;                 // j; −1 when the measure is not per pair
+  double units = -1;             // error in 2^-24·A·‖pair‖; −1 when not a per-pair measure
+  std::string text;              // one-line description; empty: no location known
 };
+
+struct property_outcome {
+  std::string name;              // stable snake_case id, "<property>/<dtype>"
+  bool passed = true;            // false for fail and known_failure
+  std::int64_t cases = 0;
+  double worst_over_bound = 0;   // worst error / bound over every case run; 0 for exact properties
+  std::string counterexample;    // shrunk counterexample when failed (labelled inputs, message)
+  std::string replay;            // one line that replays the failure
+  // "" (ran: verdict pass/fail), "skipped" (dtype or comparator missing: `detail` says why),
+  // "not_run" (not selected), "known_failure" (failed, and so did the --baseline, by no more).
+  std::string status;
+  std::string message;           // what failed: the shrunk counterexample's message
+  std::int64_t failed_cases = 0; // cases of `cases` that broke the property
+  location worst;                // where worst_over_bound occurred
+  location counterexample_location;  // where the shrunk counterexample fails
+  std::string detail;            // extra measurements, or why skipped / not run
+  std::vector<std::pair<std::int64_t, double>> points;  // (position, case's worst/bound) per case
+};
+
+// "pass" | "fail" | "known_failure" | "skipped" | "not_run".
+std::string verdict_of(const property_outcome& p);
 
 struct kernel_outcome {
   std::string name;
@@ -47,6 +72,11 @@ struct gate_report {
   std::string tool_version;
   std::string profile;           // quick | deep
   std::uint64_t seed = 0;
+  std::string contract = "exact";      // the accuracy contract the bounds were widened by
+  std::string contract_statement;      // its one-line recipe
+  std::int64_t max_position = 0;       // > 0: --max-position (no case beyond |m| = this)
+  std::vector<std::string> selected_properties;  // --property; empty: all
+  std::string baseline;                // --baseline path, if any
   bool passed = true;
   std::vector<kernel_outcome> kernels;
   std::vector<fixture_outcome> fixtures;

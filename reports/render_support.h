@@ -132,4 +132,28 @@ inline void write_renderings(const std::vector<rendering>& renderings) {
   write_files_together(files);
 }
 
+// The JUnit document around one test suite's <testcase> elements (reports/junit.xsd): the
+// preamble every report writes.
+inline std::string junit_document(std::string_view suite, std::size_t tests, std::size_t failures,
+                                  std::string_view cases, std::size_t skipped = 0) {
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"ropecheck\" tests=\"{0}\" failures=\"{1}\" errors=\"0\">\n"
+      "  <testsuite name=\"{2}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"{4}\">\n"
+      "{3}  </testsuite>\n</testsuites>\n",
+      tests, failures, suite, cases, skipped);
+}
+
+// A self-contained HTML page (no external assets): the shared preamble and style, then `body`.
+// `title` is text (escaped here); `style` adds rules to the shared ones.
+inline std::string html_page(std::string_view title, std::string_view style, std::string_view body) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n"
+      "<style>body{{font-family:sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}"
+      "td,th{{border:1px solid #ccc;padding:.2em .6em}}.fail{{color:#b00}}.pass{{color:#070}}"
+      "pre{{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}}{}</style></head>\n"
+      "<body>\n{}</body></html>\n",
+      xml_escape(title), style, body);
+}
+
 }  // namespace ropecheck::reports::detail

@@ -8,46 +8,9 @@
  */
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 
+#include "example_call_checks.h"
 #include "ropecheck/kernel_abi.h"
-
-static int fail(const ropecheck_rope_call* call, int status, const char* message) {
-  if (call->message != NULL && call->message_capacity > 0)
-    snprintf(call->message, call->message_capacity, "%s", message);
-  return status;
-}
-
-static int64_t position_at(const ropecheck_rope_call* call, int64_t t) {
-  return call->position_dtype == ROPECHECK_DTYPE_INT32 ? ((const int32_t*)call->positions)[t]
-                                                       : ((const int64_t*)call->positions)[t];
-}
-
-/* Bytes [first, last) a tensor's rows span, to detect a partial overlap of input and output. */
-static void span_of(const void* base, int64_t tokens, int64_t heads, int64_t token_stride,
-                    int64_t head_stride, int64_t head_dim, uintptr_t* first, uintptr_t* last) {
-  const int64_t far = (tokens - 1) * token_stride + (heads - 1) * head_stride + head_dim;
-  *first = (uintptr_t)base;
-  *last = (uintptr_t)base + (uintptr_t)far * sizeof(float);
-}
-
-static int check_tensor(const ropecheck_rope_call* call, const ropecheck_tensor* t) {
-  if (t->heads == 0) return ROPECHECK_STATUS_OK;
-  if (t->heads < 0) return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "negative heads");
-  if (t->input == NULL || t->output == NULL)
-    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "null input or output");
-  if (call->tokens == 0) return ROPECHECK_STATUS_OK;
-  const int in_place = t->input == t->output && t->input_token_stride == t->output_token_stride &&
-                       t->input_head_stride == t->output_head_stride;
-  uintptr_t in_first, in_last, out_first, out_last;
-  span_of(t->input, call->tokens, t->heads, t->input_token_stride, t->input_head_stride,
-          call->head_dim, &in_first, &in_last);
-  span_of(t->output, call->tokens, t->heads, t->output_token_stride, t->output_head_stride,
-          call->head_dim, &out_first, &out_last);
-  if (!in_place && in_first < out_last && out_first < in_last)
-    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "output overlaps input");
-  return ROPECHECK_STATUS_OK;
-}
 
 static void rotate_tensor(const ropecheck_rope_call* call, const ropecheck_tensor* t) {
   const int64_t half = call->rotary_dim / 2;
@@ -80,22 +43,7 @@ static void rotate_tensor(const ropecheck_rope_call* call, const ropecheck_tenso
 }
 
 static int example_apply(const ropecheck_rope_call* call) {
-  if (call == NULL) return ROPECHECK_STATUS_INVALID_ARGUMENT;
-  if (call->dtype != ROPECHECK_DTYPE_FLOAT32)
-    return fail(call, ROPECHECK_STATUS_UNSUPPORTED, "only float32 storage");
-  if (call->rotary_dim < 2 || call->rotary_dim % 2 != 0 || call->rotary_dim > call->head_dim)
-    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "rotary_dim must be even, >= 2, <= head_dim");
-  if (call->tokens < 0 || call->positions == NULL || call->inverse_frequencies == NULL)
-    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "null positions/frequencies or negative tokens");
-  if (call->position_dtype != ROPECHECK_DTYPE_INT32 && call->position_dtype != ROPECHECK_DTYPE_INT64)
-    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "positions must be int32 or int64");
-  for (int64_t t = 0; t < call->tokens; ++t) {
-    const int64_t m = position_at(call, t);
-    if (m > ((int64_t)1 << 31) || m < -((int64_t)1 << 31))
-      return fail(call, ROPECHECK_STATUS_OUT_OF_RANGE, "|position| > 2^31");
-  }
-  int status = check_tensor(call, &call->q);
-  if (status == ROPECHECK_STATUS_OK) status = check_tensor(call, &call->k);
+  const int status = validate_call(call);
   if (status != ROPECHECK_STATUS_OK) return status;
   rotate_tensor(call, &call->q);
   rotate_tensor(call, &call->k);

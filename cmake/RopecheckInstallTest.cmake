@@ -1,0 +1,26 @@
+# ctest installed_package_builds_the_example_kernel (cmake -P): cmake --install into a fresh
+# prefix, configure and build examples/installed_package against it, then list the built
+# kernel with the installed `ropecheck kernels --kernel-lib`. Fails on any step's exit code.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "failed (${code}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(file bin/ropecheck include/ropecheck/kernel_abi.h)
+  if(NOT EXISTS ${prefix}/${file})
+    message(FATAL_ERROR "not installed: ${prefix}/${file}")
+  endif()
+endforeach()
+step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/installed_package -B ${WORK_DIR}/build
+     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+step(${prefix}/bin/ropecheck kernels --json --kernel-lib ${WORK_DIR}/build/libfloat32_recipe_rope.so)
+if(NOT step_output MATCHES "\"name\": \"float32_recipe\"")
+  message(FATAL_ERROR "the installed ropecheck does not list the kernel built against the package:\n${step_output}")
+endif()
+message(STATUS "installed package: OK")
