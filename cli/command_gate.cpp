@@ -45,9 +45,6 @@ struct command_gate_options {
   reports::report_paths paths;
 };
 
-reports::location location_of(const properties::case_location& l) {
-  return {l.dtype, l.pairing, l.head_dim, l.rotary_dim, l.position, l.pair, l.units, l.text};
-}
 
 // The command that gates `kernel` again with the same cases: complete (a kernel of a
 // --kernel-lib library names its library as an absolute path; the contract and the maximum
@@ -81,25 +78,7 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
   const std::string replay = replay_command(kernel, o, mutant, library);
   const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay, checks);
   reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}};
-  for (const auto& r : result.properties) {
-    reports::property_outcome out;
-    out.name = fmt::format("{}/{}", r.name, r.dtype);
-    out.passed = r.passed;
-    out.cases = r.cases;
-    out.worst_over_bound = r.worst_over_bound;
-    out.counterexample = r.counterexample;
-    out.replay = r.replay;
-    out.status = r.state == properties::run_state::skipped   ? "skipped"
-                 : r.state == properties::run_state::not_run ? "not_run"
-                                                              : "";
-    out.message = r.message;
-    out.failed_cases = r.failed_cases;
-    out.worst = location_of(r.worst);
-    out.counterexample_location = location_of(r.counterexample_location);
-    out.detail = r.detail;
-    out.points = r.points;
-    outcome.properties.push_back(std::move(out));
-  }
+  for (const auto& r : result.properties) outcome.properties.push_back(property_outcome_of(r));
   return outcome;
 }
 
@@ -224,6 +203,42 @@ reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options&
 }
 
 }  // namespace
+
+reports::property_outcome property_outcome_of(const properties::property_result& r) {
+  const auto location_of = [](const properties::case_location& l) {
+    return reports::location{l.dtype, l.pairing, l.head_dim, l.rotary_dim, l.position, l.pair, l.units, l.text};
+  };
+  reports::property_outcome out;
+  out.name = fmt::format("{}/{}", r.name, r.dtype);
+  out.passed = r.passed;
+  out.cases = r.cases;
+  out.worst_over_bound = r.worst_over_bound;
+  out.counterexample = r.counterexample;
+  out.replay = r.replay;
+  out.status = r.state == properties::run_state::skipped   ? "skipped"
+               : r.state == properties::run_state::not_run ? "not_run"
+                                                            : "";
+  out.message = r.message;
+  out.failed_cases = r.failed_cases;
+  out.worst = location_of(r.worst);
+  out.counterexample_location = location_of(r.counterexample_location);
+  out.detail = r.detail;
+  out.points = r.points;
+  return out;
+}
+
+fixtures::output_bound_fn fixture_output_bound(const bounds::accuracy_contract& contract) {
+  // A fixture has one attention factor: its scale (§16 coefficients) is computed once. The
+  // contract widens the bound as it widens the properties' bounds.
+  return [scale = bounds::attention_scale_for(1), &contract](
+             dtype storage, double pair_norm, std::int64_t position, double theta, int pair,
+             double stored, double attention_factor) mutable {
+    if (attention_factor != scale.factor) scale = bounds::attention_scale_for(attention_factor);
+    return bounds::output_bound(storage, pair_norm, position, theta, stored, scale) +
+           bounds::contract_output_extra(contract, storage, pair_norm, position, theta, pair,
+                                         attention_factor);
+  };
+}
 
 bounds::accuracy_contract read_contract(const std::string& name_or_path) {
   if (const auto* c = bounds::find_contract(name_or_path)) return *c;
@@ -359,18 +374,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
   report.max_position = max_position;
   report.selected_properties = o.properties;
   report.baseline = o.baseline;
-  // A fixture has one attention factor: its scale (§16 coefficients) is computed once. The
-  // contract widens it as it widens the properties' bounds.
-  const fixtures::output_bound_fn bound =
-      [scale = bounds::attention_scale_for(1), &contract](
-          dtype storage, double pair_norm, std::int64_t position, double theta, int pair,
-          double stored, double attention_factor) mutable {
-        if (attention_factor != scale.factor)
-          scale = bounds::attention_scale_for(attention_factor);
-        return bounds::output_bound(storage, pair_norm, position, theta, stored, scale) +
-               bounds::contract_output_extra(contract, storage, pair_norm, position, theta, pair,
-                                             attention_factor);
-      };
+  const fixtures::output_bound_fn bound = fixture_output_bound(contract);
   // --property runs those properties only: the fixtures are not run either.
   const bool run_fixtures = o.properties.empty();
   for (const auto& [kernel, library] : kernels) {

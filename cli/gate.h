@@ -10,6 +10,7 @@
 
 #include "bounds/accuracy_contracts.h"
 #include "fast/kernels.h"
+#include "properties/kernel_fixtures.h"
 #include "properties/kernel_properties.h"
 #include "reports/gate_report.h"
 
@@ -37,6 +38,13 @@ struct gate_options {
 // other key.
 // Throws bad_input / io_error / std::runtime_error naming the file, the field and the value.
 bounds::accuracy_contract read_contract(const std::string& name_or_path);
+
+// The bound every fixture output is held to: bounds::output_bound for the attention factor A
+// that cos and sin carry, widened by `contract` (which must outlive the function).
+fixtures::output_bound_fn fixture_output_bound(const bounds::accuracy_contract& contract);
+
+// One property × dtype result as the report holds it ("name/dtype", status, locations).
+reports::property_outcome property_outcome_of(const properties::property_result& r);
 
 // Runs the gate and returns its report (report.passed is the verdict). Progress goes to
 // stderr. Throws bad_input, io_error or std::runtime_error (exit 2) for bad input, before

@@ -5,18 +5,10 @@
 
 #include <iterator>
 
-#include "bounds/error_bounds.h"
+#include "bounds/accuracy_contracts.h"
+#include "cli/gate.h"
 
 namespace ropecheck::cli {
-
-fixtures::output_bound_fn fixture_output_bound() {
-  return [scale = bounds::attention_scale_for(1)](dtype storage, double pair_norm,
-                                                  std::int64_t position, double theta,
-                                                  double stored, double attention_factor) mutable {
-    if (attention_factor != scale.factor) scale = bounds::attention_scale_for(attention_factor);
-    return bounds::output_bound(storage, pair_norm, position, theta, stored, scale);
-  };
-}
 
 gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kernel_settings& settings) {
   const auto between = [&settings] {
@@ -41,11 +33,11 @@ gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kerne
       between();
       if (r.detail.starts_with("skipped: ")) result.skipped.push_back(r);
       result.outcome.passed = result.outcome.passed && r.passed;
-      result.outcome.properties.push_back({fmt::format("{}/{}", r.name, r.dtype), r.passed, r.cases,
-                                           r.worst_over_bound, r.counterexample, r.replay});
+      result.outcome.properties.push_back(property_outcome_of(r));
     }
   }
-  result.fixtures = fixtures::check_kernel_fixtures(kernel, fixture_output_bound());
+  // The Python kernel is held to the exact contract (the derived bound).
+  result.fixtures = fixtures::check_kernel_fixtures(kernel, fixture_output_bound(bounds::exact_contract()));
   between();
   for (const auto& f : result.fixtures) result.outcome.passed = result.outcome.passed && f.passed;
   return result;

@@ -18,10 +18,6 @@
 
 namespace ropecheck::cli {
 
-// The bound every fixture output is held to: bounds::output_bound for the attention factor A
-// that cos and sin carry (its §16 scale computed once per A).
-fixtures::output_bound_fn fixture_output_bound();
-
 struct gate_kernel_settings {
   properties::profile level = properties::profile::quick;
   std::uint64_t seed = properties::default_seed;
