@@ -71,7 +71,8 @@ TEST_F(GateOptionsTest, MutantsPassTheContractOfTheirRecipeAndFailStricterOnes) 
 TEST_F(GateOptionsTest, BadContractsAreRefusedNamingTheField) {
   const auto unknown = run("gate --kernel-lib " + recipe + " --contract no_such_contract");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.output.find("'no_such_contract' is neither a contract (exact, float32_angles"),
+  EXPECT_NE(unknown.output.find(
+                "--contract: is neither a contract nor a file 'no_such_contract' (contracts: exact, float32_angles"),
             std::string::npos)
       << unknown.output;
   nlohmann::json j = nlohmann::json::parse(contract_json(1, 1, 1));
