@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/report_flags.h"
+#include "cli/rope_inputs.h"
 #include "io/atomic_file.h"
 #include "io/io_error.h"
 #include "io/read_tensor.h"
@@ -52,23 +53,7 @@ int run_identify_command(const identify_options& o) {
     throw io_error(o.y, "shape", "does not match X", format_shape(in.y.shape),
                    fmt::format("X {} has shape {}", o.x, format_shape(shape)));
   const tensor pos = read_tensor(o.positions, o.positions_name, std::nullopt);
-  if (pos.type != dtype::int32 && pos.type != dtype::int64)
-    throw io_error(o.positions, "dtype", "is not int32 or int64", std::string(to_string(pos.type)));
-  const std::vector<std::int64_t> expected(shape.begin(), shape.end() - 2);
-  const bool per_token = shape.size() == 4 && pos.shape.size() == 1 && pos.shape[0] == shape[1];
-  if (pos.shape != expected && !per_token)
-    throw io_error(o.positions, "shape", "does not match the tokens of X", format_shape(pos.shape),
-                   fmt::format("X {} has shape {}", o.x, format_shape(shape)));
-  std::vector<std::int64_t> values;
-  if (pos.type == dtype::int32) {
-    const auto v = pos.values<std::int32_t>();
-    values.assign(v.begin(), v.end());
-  } else {
-    const auto v = pos.values<std::int64_t>();
-    values.assign(v.begin(), v.end());
-  }
-  const std::int64_t rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
-  for (std::int64_t r = 0; r < rows; ++r) in.positions.push_back(values[per_token ? r % shape[1] : r]);
+  in.positions = positions_of_rows(pos, shape, o.positions, o.x).per_row;
   in.heads = shape[shape.size() - 2];
   in.judged = judged.value_or(in.y.type);
   in.x_file = o.x;

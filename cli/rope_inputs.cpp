@@ -38,8 +38,6 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
       throw io_error(paths.positions, element_field(in.positions_shape, static_cast<std::int64_t>(i)),
                      problem, std::to_string(m), note);
     };
-    if (m > reference::max_abs_position || m < -reference::max_abs_position)
-      fail("position outside |m| <= 2^31 - 1, the range the reference is derived for");
     if (spec.sequence_length > 0 && m >= spec.sequence_length)
       fail(fmt::format("position at or past the spec's sequence_length {}", spec.sequence_length),
            fmt::format("{}: the sequence has positions 0 ... {}", paths.spec, spec.sequence_length - 1));
@@ -57,6 +55,35 @@ rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   tensor x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
   return make_rope_inputs(std::move(spec), std::move(x), pos, paths);
+}
+
+row_positions positions_of_rows(const tensor& pos, const std::vector<std::int64_t>& shape,
+                                const std::string& positions_file, const std::string& x_file) {
+  if (pos.type != dtype::int32 && pos.type != dtype::int64)
+    throw io_error(positions_file, "dtype", "is not int32 or int64", std::string(to_string(pos.type)));
+  const std::vector<std::int64_t> expected(shape.begin(), shape.end() - 2);
+  const bool per_token = shape.size() == 4 && pos.shape.size() == 1 && pos.shape[0] == shape[1];
+  if (pos.shape != expected && !per_token)
+    throw io_error(positions_file, "shape", "does not match the tokens of X", format_shape(pos.shape),
+                   fmt::format("X {} has shape {}", x_file, format_shape(shape)));
+  row_positions p;
+  if (pos.type == dtype::int32) {
+    const auto v = pos.values<std::int32_t>();
+    p.raw.assign(v.begin(), v.end());
+  } else {
+    const auto v = pos.values<std::int64_t>();
+    p.raw.assign(v.begin(), v.end());
+  }
+  // The reference and its double tier are derived for |m| <= 2^31 - 1.
+  for (std::size_t i = 0; i < p.raw.size(); ++i)
+    if (p.raw[i] > reference::max_abs_position || p.raw[i] < -reference::max_abs_position)
+      throw io_error(positions_file, element_field(pos.shape, static_cast<std::int64_t>(i)),
+                     "position outside |m| <= 2^31 - 1, the range the reference is derived for",
+                     std::to_string(p.raw[i]));
+  const std::int64_t rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
+  p.per_row.reserve(static_cast<std::size_t>(rows));
+  for (std::int64_t r = 0; r < rows; ++r) p.per_row.push_back(p.raw[per_token ? r % shape[1] : r]);
+  return p;
 }
 
 rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
@@ -81,27 +108,10 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
   in.heads = shape[shape.size() - 2];
   in.rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
 
-  if (pos.type != dtype::int32 && pos.type != dtype::int64)
-    throw io_error(paths.positions, "dtype", "is not int32 or int64", std::string(to_string(pos.type)));
-  const std::vector<std::int64_t> expected(shape.begin(), shape.end() - 2);
-  const bool per_token = shape.size() == 4 && pos.shape.size() == 1 && pos.shape[0] == shape[1];
-  if (pos.shape != expected && !per_token)
-    throw io_error(paths.positions, "shape", "does not match the tokens of X", format_shape(pos.shape),
-                   fmt::format("X {} has shape {}", paths.x, format_shape(shape)));
-  std::vector<std::int64_t> values;
-  if (pos.type == dtype::int32) {
-    const auto v = pos.values<std::int32_t>();
-    values.assign(v.begin(), v.end());
-  } else {
-    const auto v = pos.values<std::int64_t>();
-    values.assign(v.begin(), v.end());
-  }
+  row_positions p = positions_of_rows(pos, shape, paths.positions, paths.x);
   in.positions_shape = pos.shape;
-  check_positions(values, in, paths);
-  // Positions [tokens] with X [batch, tokens, ...]: every sequence of the batch uses them.
-  in.positions.reserve(in.rows);
-  for (std::int64_t r = 0; r < in.rows; ++r)
-    in.positions.push_back(values[per_token ? r % shape[1] : r]);
+  check_positions(p.raw, in, paths);
+  in.positions = std::move(p.per_row);
   return in;
 }
 

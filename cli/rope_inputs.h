@@ -39,6 +39,16 @@ inline std::vector<flagged_path> input_paths(const rope_input_paths& paths) {
 // usable output that is none of the inputs (io/output_paths.h).
 void check_npy_output(const std::string& out, const rope_input_paths& inputs);
 
+// A positions tensor checked against X's shape ([tokens] or [batch, tokens], int32/int64):
+// `raw` as stored, `per_row` one per row of X ([tokens] positions repeat over the batch).
+// Throws io_error naming the positions file (or X's) and the field.
+struct row_positions {
+  std::vector<std::int64_t> raw;
+  std::vector<std::int64_t> per_row;
+};
+row_positions positions_of_rows(const tensor& positions, const std::vector<std::int64_t>& x_shape,
+                                const std::string& positions_file, const std::string& x_file);
+
 struct rope_inputs {
   rope_spec spec;
   tensor x;
