@@ -6,6 +6,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
 #include <thread>
 
@@ -62,10 +63,27 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
       std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 64));
   const std::int64_t parts = std::min(workers, shape.rows);
   std::vector<std::thread> threads;
-  for (std::int64_t i = 1; i < parts; ++i)
-    threads.emplace_back(run_rows, shape.rows * i / parts, shape.rows * (i + 1) / parts);
-  run_rows(0, parts > 0 ? shape.rows / parts : shape.rows);
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(std::max<std::int64_t>(parts, 1)));
+  for (std::int64_t i = 1; i < parts; ++i) {
+    threads.emplace_back([&, i, begin = shape.rows * i / parts, end = shape.rows * (i + 1) / parts] {
+      try {
+        run_rows(begin, end);
+      } catch (...) {  // an exception must not end the process from a worker: rethrown below
+        failed[static_cast<std::size_t>(i)] = std::current_exception();
+      }
+      // MPFR keeps per-thread caches (π, cos/sin constants); a worker frees its own before it
+      // ends, or they leak with the thread.
+      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    });
+  }
+  try {
+    run_rows(0, parts > 0 ? shape.rows / parts : shape.rows);
+  } catch (...) {
+    failed[0] = std::current_exception();
+  }
   for (auto& t : threads) t.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
   return y;
 }
 
