@@ -144,7 +144,8 @@ TEST_F(GateOptionsTest, AFailureIsLocatedAndItsReplayRunsOnlyIt) {
   const auto again = run("gate --kernel-lib " + recipe + " --json " + path("again.json"));
   unsetenv("RC_PARAMS");
   EXPECT_EQ(again.exit_code, 1) << again.output;
-  for (const auto& q : report("again.json")["kernels"][0]["properties"]) {
+  const auto again_report = report("again.json");  // a named object: the loop reads into it
+  for (const auto& q : again_report["kernels"][0]["properties"]) {
     const std::string name = q["name"];
     if (name == "within_bound_of_reference/float32") EXPECT_EQ(q["verdict"], "fail");
     else EXPECT_TRUE(q["verdict"] == "not_run" || q["verdict"] == "skipped") << name << " " << q["verdict"];
