@@ -264,13 +264,18 @@ TEST_F(HostileInputs, AnOutputThatIsAnInputIsRefused) {
                    {"--json", "input file of --baseline"});
 }
 
-// §13: for tiny inputs the absolute (underflow) term decides, and the summary shows it.
+// §13: for tiny inputs the absolute (underflow) term decides, and the summary and the HTML show it.
 TEST_F(HostileInputs, TheSummaryShowsTheToleranceApplied) {
   write_inputs(1e-40);
-  const auto r = audit("--y " + path("y.npy") + " --json " + path("r.json"));
+  const auto r = audit("--y " + path("y.npy") + " --json " + path("r.json") + " --html " + path("r.html"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tolerance per output"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1.401e-45 absolute (float32 underflow)"), std::string::npos) << r.output;
+  // The HTML page states the same terms.
+  const std::string html = file_text(path("r.html"));
+  EXPECT_NE(html.find("tolerance per output"), std::string::npos);
+  EXPECT_NE(html.find("1.401e-45 absolute (float32 underflow)"), std::string::npos);
+  EXPECT_NE(html.find("for the oracle&apos;s own error"), std::string::npos);
   EXPECT_NE(r.output.find("at the worst output      error"), std::string::npos) << r.output;
   const auto report = nlohmann::json::parse(file_text(path("r.json")));
   EXPECT_EQ(report["tolerance_terms"]["absolute"].get<double>(), std::ldexp(1.0, -149));

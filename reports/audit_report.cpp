@@ -309,11 +309,14 @@ namespace {
 // The tolerance as applied, every term written out: for tiny inputs the absolute term is the
 // one that decides, and a reader must see it.
 std::string tolerance_formula(const audit_report& r) {
+  // tolerance_units is what the verdict used: the derived bound at its widest |m|·θ_j (or
+  // --tolerance), with the oracle's own error already added in (audit/judging_loop.cpp).
   std::string out = fmt::format("{} × 2^-24 × A·‖pair‖", units(r.tolerance_units));
-  if (r.tolerance.derived) out += " (derived bound, plus its angle terms growing with |m|·θ_j)";
-  if (r.tolerance.absolute > 0) out += fmt::format(" + {:.4g} absolute (float32 underflow)", r.tolerance.absolute);
+  out += r.tolerance.derived ? " (the derived bound at its widest |m|·θ_j" : " (--tolerance";
   if (r.tolerance.oracle_units > 0)
-    out += fmt::format(" + {:.3g} × 2^-24 × A·‖pair‖ (the oracle's error)", r.tolerance.oracle_units);
+    out += fmt::format(", of which {:.3g} × 2^-24 for the oracle's own error", r.tolerance.oracle_units);
+  out += ")";
+  if (r.tolerance.absolute > 0) out += fmt::format(" + {:.4g} absolute (float32 underflow)", r.tolerance.absolute);
   if (r.tolerance.store_half_spacing) out += fmt::format(" + half the {} spacing at the output", r.dtype);
   return out;
 }
@@ -428,14 +431,14 @@ std::string render_html(const audit_report& r) {
       "ropecheck audit: " + verdict(r.passed), "td,th{text-align:right}",
       fmt::format(
           "<h1>ropecheck audit: <span class=\"{0}\">{0}</span></h1>\n"
-          "<p><code>{1}</code> ({2}) against the reference's double tier; tolerance {3} × 2<sup>-24</sup> × pair norm.</p>\n"
+          "<p><code>{1}</code> ({2}) against the reference's double tier; tolerance per output {3}.</p>\n"
           "<p>Max pair error {4} × 2<sup>-24</sup> ({5:.3e}); {6} of {7} outputs beyond tolerance; "
           "worst at position {8}, dim {9}: {10} vs {11}.</p>\n<h2>Diagnosis</h2>\n<ul>\n{12}</ul>\n{16}"
           "<h2>Error versus position</h2>\n{13}\n<h2>Error by frequency and position</h2>\n{14}\n<p>Row j is frequency pair j, rotated by "
           "m·θ_j with θ_j = base<sup>−2j/d</sup> (scaled under rope_scaling): j = 0 turns fastest, one radian per "
           "position; the last row slowest. Columns are |position| buckets.</p>\n"
           "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n",
-          verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), units(r.tolerance_units),
+          verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), xml_escape(tolerance_formula(r)),
           units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
           r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
           error_versus_position_svg(r), heatmap_svg(r), rows, recipe));
