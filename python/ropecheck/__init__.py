@@ -65,10 +65,9 @@ def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "f
     return _core.reference(load_spec(spec), xa, xd, pa, pd, form, out_dtype)
 
 
-class AuditReport:
-    """What ``ropecheck audit`` reports, for tensors in memory. ``to_dict()`` has the fields of
-    the JSON report (docs/report-schema.md); ``write(json=…, markdown=…, html=…, junit=…)``
-    writes the same files as the CLI's report flags."""
+class _Report:
+    """What AuditReport and GateReport share: the core report object, its JSON as a dict, the
+    verdict, and the files of the CLI's report flags."""
 
     def __init__(self, core):
         self._core = core
@@ -81,6 +80,22 @@ class AuditReport:
     @property
     def verdict(self) -> str:
         return self._dict["verdict"]
+
+    def to_dict(self) -> dict:
+        return _json.loads(self._core.to_json())
+
+    def to_json(self) -> str:
+        """The JSON report, byte for byte what ``write(json=…)`` writes (and the CLI's ``--json``)."""
+        return self._core.to_json()
+
+    def write(self, json=None, markdown=None, html=None, junit=None) -> None:
+        self._core.write(*(None if p is None else _os.fspath(p) for p in (json, markdown, html, junit)))
+
+
+class AuditReport(_Report):
+    """What ``ropecheck audit`` reports, for tensors in memory. ``to_dict()`` has the fields of
+    the JSON report (docs/report-schema.md); ``write(json=…, markdown=…, html=…, junit=…)``
+    writes the same files as the CLI's report flags."""
 
     @property
     def max_rel_pair_error_units(self) -> float:
@@ -97,16 +112,6 @@ class AuditReport:
     @property
     def diagnosis(self) -> list[dict]:
         return [dict(f) for f in self._dict["diagnosis"]]
-
-    def to_dict(self) -> dict:
-        return _json.loads(self._core.to_json())
-
-    def to_json(self) -> str:
-        """The JSON report, byte for byte what ``write(json=…)`` writes (``ropecheck audit --json`` too)."""
-        return self._core.to_json()
-
-    def write(self, json=None, markdown=None, html=None, junit=None) -> None:
-        self._core.write(*(None if p is None else _os.fspath(p) for p in (json, markdown, html, junit)))
 
     def __str__(self) -> str:
         return self._core.render_terminal()
@@ -149,22 +154,10 @@ class GateFailure:
         return "\n".join(lines)
 
 
-class GateReport:
+class GateReport(_Report):
     """What the gate found on one Python kernel: ``to_dict()`` has the fields of
     ``ropecheck gate --json``; ``failures`` the failed properties and fixtures; ``skipped`` the
     properties whose contract a Python kernel cannot express, with the reason."""
-
-    def __init__(self, core):
-        self._core = core
-        self._dict = _json.loads(core.to_json())
-
-    @property
-    def passed(self) -> bool:
-        return bool(self._core.passed)
-
-    @property
-    def verdict(self) -> str:
-        return self._dict["verdict"]
 
     @property
     def seed(self) -> int:
@@ -194,19 +187,13 @@ class GateReport:
     @property
     def failures(self) -> list[GateFailure]:
         out = [GateFailure(p["name"], p["worst_over_bound"], p["counterexample"], self.seed, p["replay"])
-               for p in self.properties if p["verdict"] != "pass"]
+               for p in self.properties if p["verdict"] == "fail"]
         out += [GateFailure(f["name"], f["worst_over_bound"], f["detail"], self.seed, "")
-                for f in self.fixtures if f["verdict"] != "pass"]
+                for f in self.fixtures if f["verdict"] == "fail"]
         out += [GateFailure(f"mutant {m['name']} survived", 0.0, m["imitates"], self.seed,
                             f"ropecheck gate --mutant {m['name']}")
                 for m in self.mutants if not m["killed"]]
         return out
-
-    def to_dict(self) -> dict:
-        return _json.loads(self._core.to_json())
-
-    def write(self, json=None, markdown=None, html=None, junit=None) -> None:
-        self._core.write(*(None if p is None else _os.fspath(p) for p in (json, markdown, html, junit)))
 
     def __str__(self) -> str:
         text = self._core.render_terminal()
