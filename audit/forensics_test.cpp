@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "audit/audit.h"
+#include "audit/positions_test_support.h"
 #include "io/tensor.h"
 #include "numeric/half.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -24,31 +26,10 @@ constexpr double base = 10000.0;
 // One RoPE implementation, pair by pair: (m, j, θ_j exact, x_a, x_b) → (y_a, y_b), in double.
 using pair_recipe = std::function<std::pair<double, double>(std::int64_t, int, long double, double, double)>;
 
-double to16(dtype t, double v) {
-  return t == dtype::float16 ? float16_bits_to_float(double_to_float16_bits(v))
-                             : bfloat16_bits_to_float(double_to_bfloat16_bits(v));
-}
-double to_output(dtype t, double v) { return t == dtype::float32 ? static_cast<float>(v) : to16(t, v); }
 
-// Positions: dense 0…n−1, a sampled spread 0, 1, 2^(k/3) to 2^20, or a decode block.
-std::vector<std::int64_t> dense(std::int64_t n) {
-  std::vector<std::int64_t> p;
-  for (std::int64_t m = 0; m < n; ++m) p.push_back(m);
-  return p;
-}
-std::vector<std::int64_t> spread() {
-  std::vector<std::int64_t> p = {0, 1};
-  for (int k = 3; k <= 60; ++k) {
-    const auto m = static_cast<std::int64_t>(std::llround(std::exp2(k / 3.0)));
-    if (m > p.back()) p.push_back(m);
-  }
-  return p;
-}
-std::vector<std::int64_t> decode_block() {
-  std::vector<std::int64_t> p;
-  for (std::int64_t m = 100000; m < 100064; ++m) p.push_back(m);
-  return p;
-}
+using test_positions::decode_block;
+using test_positions::spread;
+std::vector<std::int64_t> dense(std::int64_t n) { return test_positions::dense(0, n); }
 
 // X standard normal, representable in `x_type`; Y = `recipe` on every pair, half-split.
 reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std::int64_t>& positions,
@@ -60,7 +41,7 @@ reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std:
   std::vector<double> x(static_cast<std::size_t>(rows * heads * head_dim)), y(x.size());
   std::mt19937_64 rng(15);
   std::normal_distribution<double> normal;
-  for (double& v : x) v = x_type == dtype::float32 ? static_cast<float>(normal(rng)) : to16(x_type, normal(rng));
+  for (double& v : x) v = round_to_storage(x_type, normal(rng));
   for (std::int64_t r = 0; r < rows; ++r)
     for (int h = 0; h < heads; ++h) {
       const std::size_t o = static_cast<std::size_t>((r * heads + h) * head_dim);
@@ -71,8 +52,8 @@ reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std:
         const std::size_t a = o + (pair == pairing::adjacent ? 2 * j : j);
         const std::size_t b = o + (pair == pairing::adjacent ? 2 * j + 1 : j + rotary_dim / 2);
         const auto [ya, yb] = recipe(positions[r], j, theta, x[a], x[b]);
-        y[a] = to_output(out, ya);
-        y[b] = to_output(out, yb);
+        y[a] = round_to_storage(out, ya);
+        y[b] = round_to_storage(out, yb);
       }
     }
   const std::vector<std::int64_t> shape = {rows, heads, head_dim};
@@ -138,7 +119,8 @@ const pair_recipe bfloat16_frequencies = [](std::int64_t m, int, long double the
 pair_recipe cache_in(dtype cache) {
   return [cache](std::int64_t m, int, long double theta, double xa, double xb) {
     const long double phi = m * theta;
-    return fused(xa, xb, to16(cache, static_cast<double>(std::cos(phi))), to16(cache, static_cast<double>(std::sin(phi))));
+    return fused(xa, xb, round_to_storage(cache, static_cast<double>(std::cos(phi))),
+                 round_to_storage(cache, static_cast<double>(std::sin(phi))));
   };
 }
 
@@ -146,8 +128,9 @@ pair_recipe cache_in(dtype cache) {
 pair_recipe native_16_bit(dtype t) {
   return [t](std::int64_t m, int, long double theta, double xa, double xb) {
     const long double phi = m * theta;
-    const double c = to16(t, static_cast<double>(std::cos(phi))), s = to16(t, static_cast<double>(std::sin(phi)));
-    const auto r = [t](double v) { return to16(t, static_cast<float>(v)); };
+    const double c = round_to_storage(t, static_cast<double>(std::cos(phi)));
+    const double s = round_to_storage(t, static_cast<double>(std::sin(phi)));
+    const auto r = [t](double v) { return round_to_storage(t, static_cast<float>(v)); };
     return std::pair{r(r(xa * c) - r(xb * s)), r(r(xb * c) + r(xa * s))};
   };
 }
@@ -189,8 +172,9 @@ const pair_recipe ggml_repeated = [](std::int64_t m, int j, long double, double 
 const pair_recipe hugging_face_float16 = [](std::int64_t m, int j, long double, double xa, double xb) {
   const float inv_freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * j) / 64.0f);
   const float phi = static_cast<float>(m) * inv_freq;
-  const double c = to16(dtype::float16, std::cos(phi)), s = to16(dtype::float16, std::sin(phi));
-  const auto h = [](double v) { return to16(dtype::float16, static_cast<float>(v)); };
+  const double c = round_to_storage(dtype::float16, std::cos(phi));
+  const double s = round_to_storage(dtype::float16, std::sin(phi));
+  const auto h = [](double v) { return round_to_storage(dtype::float16, static_cast<float>(v)); };
   return std::pair<double, double>{h(h(xa * c) + h(-xb * s)), h(h(xb * c) + h(xa * s))};
 };
 

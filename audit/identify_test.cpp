@@ -11,6 +11,7 @@
 #include <random>
 
 #include "audit/identify.h"
+#include "audit/positions_test_support.h"
 #include "io/io_error.h"
 #include "reference/double_tier.h"
 #include "numeric/half.h"
@@ -63,19 +64,8 @@ identification identify_dump(const convention& c, const std::vector<std::int64_t
   return identify(in);
 }
 
-std::vector<std::int64_t> dense(std::int64_t first, std::int64_t n) {
-  std::vector<std::int64_t> p;
-  for (std::int64_t m = first; m < first + n; ++m) p.push_back(m);
-  return p;
-}
-std::vector<std::int64_t> spread() {
-  std::vector<std::int64_t> p = {0, 1};
-  for (int k = 3; k <= 60; ++k) {
-    const auto m = static_cast<std::int64_t>(std::llround(std::exp2(k / 3.0)));
-    if (m > p.back()) p.push_back(m);
-  }
-  return p;
-}
+using test_positions::dense;
+using test_positions::spread;
 
 std::string fmt_config(const char* scaling, const char* pairing_name) {
   return std::string(R"({"head_dim": 64, "rope_theta": 10000.0, "max_position_embeddings": 4096, "pairing": ")") +
