@@ -37,6 +37,15 @@ class CliTest : public testing::scratch_dir_test {
     write_npy(path("pos.npy"), from_float64(positions, {5}, dtype::int64));
     write_text("spec.json", R"({"head_dim": 8, "rope_theta": 10000.0, "pairing": "adjacent"})");
   }
+
+  // `command` (reference, apply --kernel K or audit) on seed 000's X with `spec` and `pos`,
+  // writing to out.npy (audit: judging X itself as Y, report out.json).
+  testing::run_result run_on_seed000(const std::string& command, const std::string& spec,
+                                     const std::string& pos = "pos.npy") const {
+    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
+                                               : " --out " + path("out.npy");
+    return run(command + " --spec " + path(spec) + " --x " + path("xq.npy") + " --pos " + path(pos) + out);
+  }
 };
 
 TEST_F(CliTest, VersionAndHelp) {
@@ -164,10 +173,7 @@ TEST_F(CliTest, PositionsTheSpecDoesNotAllowExitTwo) {
   cases.push_back({"apply --kernel cache_scalar", "spec.json", "past_cache.npy", "past_cache.npy: element [2]: position outside kernel cache_scalar's cos/sin cache"});
 
   for (const auto& c : cases) {
-    const std::string out = c.command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
-                                                 : " --out " + path("out.npy");
-    const auto r = run(c.command + " --spec " + path(c.spec) + " --x " + path("xq.npy") + " --pos " +
-                       path(c.pos) + out);
+    const auto r = run_on_seed000(c.command, c.spec, c.pos);
     EXPECT_EQ(r.exit_code, 2) << c.command << " " << c.pos << ": " << r.output;
     EXPECT_NE(r.output.find(path(c.expected)), std::string::npos) << c.command << ": " << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
@@ -189,10 +195,7 @@ TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
       "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
       "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}})");
   for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
-    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
-                                               : " --out " + path("out.npy");
-    const auto r = run(command + " --spec " + path("layers.json") + " --x " + path("xq.npy") +
-                       " --pos " + path("pos.npy") + out);
+    const auto r = run_on_seed000(command, "layers.json");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
     EXPECT_NE(r.output.find(path("layers.json") + ": field 'rope_parameters': holds one RoPE setup "
                             "per layer type (full_attention, sliding_attention); choose one with "
@@ -235,10 +238,7 @@ TEST_F(CliTest, MRopeSpecsAreRefusedByTheOneStreamCommands) {
   write_seed000_inputs();
   write_text("mrope.json", R"({"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}})");
   for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
-    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
-                                               : " --out " + path("out.npy");
-    const auto r = run(command + " --spec " + path("mrope.json") + " --x " + path("xq.npy") +
-                       " --pos " + path("pos.npy") + out);
+    const auto r = run_on_seed000(command, "mrope.json");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
     EXPECT_NE(r.output.find(path("mrope.json") + ": field 'mrope_section': M-RoPE rotates by three "
                             "position streams"),
