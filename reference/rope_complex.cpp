@@ -74,8 +74,7 @@ std::vector<Real> complex_rotation<Real>::operator()(std::span<const Real> x) co
 template <class Real>
 std::vector<Real> rope_complex(std::span<const Real> x, std::int64_t position,
                                const rotary_params<Real>& params) {
-  validate_input(params, x, "x");
-  complex_rotation<Real> rotation(params);
+  complex_rotation<Real> rotation(params);  // validates params; operator() validates x
   rotation.at_position(position);
   return rotation(x);
 }

@@ -77,8 +77,7 @@ std::vector<Real> elementwise_rotation<Real>::operator()(std::span<const Real> x
 template <class Real>
 std::vector<Real> rope_elementwise(std::span<const Real> x, std::int64_t position,
                                    const rotary_params<Real>& params) {
-  validate_input(params, x, "x");
-  elementwise_rotation<Real> rotation(params);
+  elementwise_rotation<Real> rotation(params);  // validates params; operator() validates x
   rotation.at_position(position);
   return rotation(x);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -43,19 +44,22 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
         convert(rotate(std::span<const mp_real>(in)), offset);
       }
     };
-    elementwise_rotation<mp_real> elementwise(params);
-    complex_rotation<mp_real> complex(params);
+    // Only the chosen form's θ_j are computed (once per thread).
+    std::optional<elementwise_rotation<mp_real>> elementwise;
+    std::optional<complex_rotation<mp_real>> complex;
+    if (form == reference_form::elementwise) elementwise.emplace(params);
+    if (form == reference_form::complex) complex.emplace(params);
     for (std::int64_t row = begin; row < end; ++row) {
       const std::int64_t position = positions[static_cast<std::size_t>(row)];
-      if (form == reference_form::complex) {
-        complex.at_position(position);
-        each_head(row, complex);
-      } else if (form == reference_form::matrix) {
+      if (complex) {
+        complex->at_position(position);
+        each_head(row, *complex);
+      } else if (elementwise) {
+        elementwise->at_position(position);
+        each_head(row, *elementwise);
+      } else {
         const auto r = rotation_matrix(position, params);
         each_head(row, [&](std::span<const mp_real> v) { return r.apply(v); });
-      } else {
-        elementwise.at_position(position);
-        each_head(row, elementwise);
       }
     }
   };
