@@ -24,7 +24,8 @@ constexpr std::int64_t streaming_threshold_bytes = std::int64_t{16} << 20;
 // Tokens per block: amortizes dispatch and lets on-the-fly fill SIMD lanes with short rows.
 constexpr std::int64_t token_block = 16;
 
-constexpr std::array storage_dtypes{dtype::float32, dtype::float16, dtype::bfloat16};
+constexpr std::array storage_dtypes{dtype::float32, dtype::float16, dtype::bfloat16,
+                                     dtype::float8_e4m3fn, dtype::float8_e5m2};
 constexpr std::array both_pairings{pairing::half_split, pairing::adjacent};
 
 status invalid(std::string message) {
