@@ -44,6 +44,10 @@ void element_buffer::set(std::int64_t i, double value) {
     std::memcpy(p, &v, sizeof v);
     return;
   }
+  if (is_float8(storage_)) {
+    *p = static_cast<std::byte>(double_to_float8_bits(storage_, value));
+    return;
+  }
   const std::uint16_t bits = storage_ == dtype::float16 ? double_to_float16_bits(value)
                                                         : double_to_bfloat16_bits(value);
   std::memcpy(p, &bits, sizeof bits);
@@ -53,6 +57,8 @@ void element_buffer::set_bits(std::int64_t i, std::uint32_t bits) {
   std::byte* p = data() + static_cast<std::size_t>(i) * size_of(storage_);
   if (storage_ == dtype::float32) {
     std::memcpy(p, &bits, sizeof bits);
+  } else if (is_float8(storage_)) {
+    *p = static_cast<std::byte>(bits);
   } else {
     const auto half = static_cast<std::uint16_t>(bits);
     std::memcpy(p, &half, sizeof half);
@@ -124,6 +130,9 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   // result overflows (generators.h, value_range).
   value_range range = gen::full_range(storage);
   const double gain = c.frequencies.attention_factor * c.frequencies.attention_factor;
+  // fp8 with saturation allowed: inputs up to the format's max (the top binade, clamped to max),
+  // so a pair's exact outputs reach √2·max·A and some saturate (bounds::saturated_exact).
+  if (limits.allow_saturation && is_float8(storage)) range.max_exponent = range.format.max_exponent();
   if (gain > 1) range.max_exponent -= static_cast<int>(std::ceil(std::log2(gain)));
   c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions, theta);
   if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions, theta);

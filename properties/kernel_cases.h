@@ -68,6 +68,7 @@ struct case_limits {
   bool with_k = false;
   bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
   bool allow_negative_positions = true;  // only taken up by kernels that accept them
+  bool allow_saturation = false;  // fp8: inputs up to max, so some exact outputs exceed it
 };
 
 // One generated input: shape, spec (plain RoPE, or a rope_scaling and/or attention factor:

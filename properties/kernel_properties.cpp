@@ -34,8 +34,10 @@ const std::vector<std::string_view>& names() {
 }
 
 // The dtypes the properties have bounds for (fast/rope_call.h: math is float32).
+constexpr dtype checked_dtypes[] = {dtype::float32, dtype::float16, dtype::bfloat16,
+                                    dtype::float8_e4m3fn, dtype::float8_e5m2};
 bool checkable(dtype t) {
-  return t == dtype::float32 || t == dtype::float16 || t == dtype::bfloat16;
+  return std::find(std::begin(checked_dtypes), std::end(checked_dtypes), t) != std::end(checked_dtypes);
 }
 
 bool has_other_strategy(const fast::kernel_info& kernel, dtype storage) {
@@ -226,7 +228,7 @@ kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint
   result.kernel = std::string(kernel.name);
   // Every dtype the properties have a bound for, so that one the kernel lacks shows as skipped.
   std::vector<dtype> dtypes(kernel.dtypes.begin(), kernel.dtypes.end());
-  for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16})
+  for (dtype t : checked_dtypes)
     if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) dtypes.push_back(t);
   for (const auto& definition : catalog()) {
     for (dtype storage : dtypes) {
