@@ -162,9 +162,13 @@ inline double working_pair_bound(double pair_norm, std::int64_t position, double
 // |stored − sat(y_exact)| ≤ working bound + half spacing: the same bound, checked against the
 // saturated exact value (saturated_exact). For float32/float16/bfloat16 sat is the identity
 // (the properties keep their exact outputs in range; an overflow to ±inf is not a RoPE error).
+// The largest magnitude a store of `storage` keeps: fp8's max, +inf for the others.
+inline double saturation_limit(dtype storage) {
+  return is_float8(storage) ? format_of(storage).max_finite() : HUGE_VAL;
+}
 inline double saturated_exact(dtype storage, double exact) {
-  if (!is_float8(storage) || !std::isfinite(exact)) return exact;
-  const double max = format_of(storage).max_finite();
+  if (!std::isfinite(exact)) return exact;
+  const double max = saturation_limit(storage);
   return std::clamp(exact, -max, max);
 }
 
