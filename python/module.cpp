@@ -200,7 +200,8 @@ PYBIND11_MODULE(_ropecheck, m) {
     if (judged) {
       judged_type = parse_dtype(*judged);
       if (!judged_type || !is_floating(*judged_type) || *judged_type == dtype::float64)
-        throw std::invalid_argument(fmt::format("dtype: '{}' is not float32, float16 or bfloat16", *judged));
+        throw std::invalid_argument(fmt::format(
+            "dtype: '{}' is not float32, float16, bfloat16, float8_e4m3fn or float8_e5m2", *judged));
     }
     tensor xt = python::tensor_from_array(x, x_dtype, names.x);
     const tensor pt = python::tensor_from_array(positions, positions_dtype, names.positions);
@@ -253,8 +254,9 @@ PYBIND11_MODULE(_ropecheck, m) {
     std::vector<dtype> dtypes;
     for (const auto& d : dtype_names) {
       const auto t = parse_dtype(d);
-      if (!t || (*t != dtype::float32 && *t != dtype::float16 && *t != dtype::bfloat16))
-        throw std::invalid_argument(fmt::format("dtypes: '{}' is not float32, float16 or bfloat16", d));
+      if (!t || (*t != dtype::float32 && *t != dtype::float16 && *t != dtype::bfloat16 && !is_float8(*t)))
+        throw std::invalid_argument(fmt::format(
+            "dtypes: '{}' is not float32, float16, bfloat16, float8_e4m3fn or float8_e5m2", d));
       dtypes.push_back(*t);
     }
     std::vector<pairing> pairings;
