@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "numeric/storage_element.h"
 #include "numeric/ulp.h"
 #include "properties/generators.h"
 #include "properties/scaling_cases.h"
@@ -100,7 +101,8 @@ TEST_P(at_size, positions_reach_zero_powers_of_two_the_limit_and_quarter_turns) 
 }
 
 TEST_P(at_size, values_span_the_format_with_subnormals_specials_and_cancellation) {
-  for (dtype storage : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+  for (dtype storage : {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
+                        dtype::float8_e5m2}) {
     const value_range range = gen::full_range(storage);
     const rope_shape s{64, 64, 1e4, pairing::adjacent};
     const std::vector<std::int64_t> positions{0, 1, 4097, 1 << 20};
@@ -149,6 +151,38 @@ TEST_P(at_size, values_span_the_format_with_subnormals_specials_and_cancellation
     EXPECT_GT(tiny, values / 500) << to_string(storage);
     // ≈ 1/5 of the pairs at positions > 0 (3 of 4 tokens × 2 heads × 32 pairs) are set up.
     EXPECT_GT(cancelled, tensor_samples * 6 * 32 / 10) << to_string(storage);
+  }
+}
+
+// fp8 with saturation allowed (kernel_cases.cpp: within_bound_of_reference): inputs reach the
+// format's top binade, stay representable (e4m3fn's stops at 448), and a share of the pairs
+// have an exact rotated output beyond max — or the saturating store would go unchecked.
+TEST_P(at_size, fp8_saturation_range_makes_some_outputs_exceed_max) {
+  for (dtype storage : {dtype::float8_e4m3fn, dtype::float8_e5m2}) {
+    value_range range = gen::full_range(storage);
+    range.max_exponent = range.format.max_exponent();
+    const double max = range.format.max_finite();
+    const rope_shape s{64, 64, 1e4, pairing::half_split};
+    const std::vector<std::int64_t> positions{0, 3, 100};
+    const auto tensors = sample(
+        gen::tensor_rows(storage, range, s, 1, positions,
+                         gen::approximate_inverse_frequencies(s.rotary_dim, s.base)),
+        GetParam(), tensor_samples);
+    int beyond = 0, pairs = 0;
+    for (const auto& t : tensors) {
+      for (double v : t.values) ASSERT_EQ(round_to_storage(storage, v), v) << to_string(storage) << " " << v;
+      for (std::size_t tok = 0; tok < positions.size(); ++tok) {
+        const double* row = t.values.data() + tok * 64;
+        for (int j = 0; j < 32; ++j, ++pairs) {
+          const long double phi = positions[tok] * std::pow(1e4L, -2.0L * j / 64);
+          const long double a = row[j], b = row[j + 32];
+          const long double ya = a * std::cos(phi) - b * std::sin(phi);
+          const long double yb = b * std::cos(phi) + a * std::sin(phi);
+          beyond += std::max(std::fabs(ya), std::fabs(yb)) > max;
+        }
+      }
+    }
+    EXPECT_GT(beyond, pairs / 1000) << to_string(storage);
   }
 }
 
