@@ -50,7 +50,9 @@ class progress_listener : public rc::detail::TestListener {
   progress_listener& operator=(const progress_listener&) = delete;
 
   void onTestCaseFinished(const rc::detail::CaseDescription&) override {
-    if (++stream_case_ <= block_.begin || !report_ || (stream_case_ & 15) != 0) return;
+    if (++stream_case_ <= block_.begin || stream_case_ > block_.end || !report_ ||
+        (stream_case_ & 15) != 0)
+      return;
     const auto now = std::chrono::steady_clock::now();
     const auto since_start = now - start_, since_last = now - last_;
     if (terminal_) {
@@ -109,15 +111,18 @@ class progress_listener : public rc::detail::TestListener {
   std::int64_t stream_case_ = 0;  // cases of the stream finished, the skipped ones included
 };
 
-// `property` for a shard whose block starts at `begin`: the stream's first `begin` cases pass
-// without being generated (RapidCheck still draws their split of the random, which is what
-// keeps case i the same in every shard).
-rc::detail::Property skipping_first(const rc::detail::Property& property, std::int64_t begin) {
-  if (begin == 0) return property;
+// `property` for a shard: the cases of the stream outside the block pass without being
+// generated. RapidCheck still runs the whole stream, drawing each case's split of the random
+// and its size from the same count as the unsharded run, which keeps case i — and the
+// reproduce=… token of a failure, which records the size — the same in every shard.
+rc::detail::Property block_only(const rc::detail::Property& property, case_block block,
+                                std::int64_t total) {
+  if (block.begin == 0 && block.end == total) return property;
   auto seen = std::make_shared<std::int64_t>(0);
   return rc::Gen<rc::detail::CaseDescription>(
-      [property, seen, begin](const rc::Random& random, int size) {
-        if ((*seen)++ < begin) {
+      [property, seen, block](const rc::Random& random, int size) {
+        const std::int64_t i = (*seen)++;
+        if (i < block.begin || i >= block.end) {
           rc::detail::CaseDescription skipped;
           skipped.result = rc::detail::CaseResult(rc::detail::CaseResult::Type::Success, "");
           skipped.example = [] { return rc::detail::Example(); };
@@ -254,19 +259,20 @@ property_result run_property(const std::string& id, const std::string& name,
   metadata.description = id;
   rc::detail::TestParams params;
   params.seed = settings.seed;
-  const case_block block =
-      settings.reproduce.empty()
-          ? shard_block(case_count(settings, quick_cases), settings.shard_index, settings.shard_count)
-          : case_block{0, case_count(settings, quick_cases)};  // a replay is one case: not sharded
-  params.maxSuccess = static_cast<int>(block.end);
+  const int total = case_count(settings, quick_cases);
+  const case_block block = settings.reproduce.empty()
+                               ? shard_block(total, settings.shard_index, settings.shard_count)
+                               : case_block{0, total};  // a replay is one case: not sharded
+  params.maxSuccess = total;
   params.maxSize = rc::kNominalSize;  // the generators ignore size (generators.h)
   params.disableShrinking = settings.disable_shrinking;
   progress_listener listener(id, seen, settings.level == profile::deep, block);
 
   const rc::detail::TestResult result = rc::detail::checkProperty(
-      skipping_first(property, block.begin), metadata, params, listener, settings.reproduce);
+      block_only(property, block, total), metadata, params, listener, settings.reproduce);
+  // The block's cases among the stream's first `stream_cases`.
   const auto own = [&block](std::int64_t stream_cases) {
-    return std::max<std::int64_t>(stream_cases - block.begin, 0);
+    return std::clamp<std::int64_t>(stream_cases, block.begin, block.end) - block.begin;
   };
 
   property_result out;
