@@ -86,29 +86,42 @@ std::vector<std::string> segments(const std::string& detail) {
   }
 }
 
-// A property's detail line over the shards (properties/kernel_properties.cpp `describe`): the
-// "worst at" segment of the shard with the worst case, every "… = x" measurement (all maxima
-// over the cases) from the shard with the largest, "outputs differ in bits" if any shard's did;
-// other segments are the same in every shard.
+// A detail line's "worst at <location>" head (properties/kernel_properties.cpp `describe`
+// writes the worst case's location text there, "-" if none), and the rest.
+std::pair<std::string, std::string> worst_head(const property_outcome& p) {
+  const std::string head = "worst at " + (p.worst.text.empty() ? std::string("-") : p.worst.text);
+  if (p.detail.rfind(head, 0) != 0) return {"", p.detail};
+  std::string rest = p.detail.substr(head.size());
+  if (rest.rfind("; ", 0) == 0) rest.erase(0, 2);
+  return {head, rest};
+}
+
+// A property's detail line over the shards: the "worst at" head of the shard with the worst
+// case, every "… = x" measurement (all are maxima over the cases) from the shard with the
+// largest, "outputs differ in bits" if any shard's did; other segments are the same in every
+// shard.
 std::string merged_detail(const std::vector<const property_outcome*>& parts, std::size_t worst_shard,
                           const std::vector<const shard_file*>& files, const std::string& field) {
   std::vector<std::vector<std::string>> split;
-  for (const auto* p : parts) split.push_back(segments(p->detail));
+  std::vector<std::string> heads;
+  for (const auto* p : parts) {
+    auto [head, rest] = worst_head(*p);
+    heads.push_back(head);
+    split.push_back(rest.empty() ? std::vector<std::string>{} : segments(rest));
+  }
   const auto refuse = [&](std::size_t shard, const std::string& why) {
     return io_error(files[shard]->first, field, why, parts[shard]->detail);
   };
   for (std::size_t s = 1; s < split.size(); ++s)
-    if (split[s].size() != split[0].size())
+    if (split[s].size() != split[0].size() || heads[s].empty() != heads[0].empty())
       throw refuse(s, fmt::format("has another form than in {}", files[0]->first));
-  std::string out;
+  std::string out = heads[worst_shard];
   for (std::size_t i = 0; i < split[0].size(); ++i) {
     std::string segment = split[0][i];
     bool all_equal = true;
     for (const auto& s : split) all_equal = all_equal && s[i] == segment;
     if (!all_equal) {
-      if (segment.rfind("worst at ", 0) == 0) {
-        segment = split[worst_shard][i];
-      } else if (segment == "all outputs bit-identical" || segment == "outputs differ in bits") {
+      if (segment == "all outputs bit-identical" || segment == "outputs differ in bits") {
         segment = "all outputs bit-identical";
         for (const auto& s : split)
           if (s[i] == "outputs differ in bits") segment = s[i];
@@ -127,7 +140,7 @@ std::string merged_detail(const std::vector<const property_outcome*>& parts, std
         }
       }
     }
-    out += (i == 0 ? "" : "; ") + segment;
+    out += (out.empty() ? "" : "; ") + segment;
   }
   return out;
 }

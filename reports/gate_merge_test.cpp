@@ -47,7 +47,7 @@ gate_report shard(int index, int count, property_outcome p) {
 }
 
 property_outcome failing(std::int64_t cases, double worst, const std::string& message) {
-  property_outcome p = property(cases, worst, "at " + message, "worst at " + message + "; max x = 1");
+  property_outcome p = property(cases, worst, message, "worst at " + message + "; max x = 1");
   p.passed = false;
   p.failed_cases = 2;
   p.message = message;
@@ -61,7 +61,8 @@ using files = std::vector<std::pair<std::string, gate_report>>;
 TEST(GateMerge, SumsCasesTakesMaximaAndKeepsTheFirstShardsFixtures) {
   const gate_report merged = merge_gate_reports(files{
       {"s2.json", shard(2, 3, property(10, 0.5, "m=9", "worst at m=9; max x = 3 (ulps); all outputs bit-identical"))},
-      {"s0.json", shard(0, 3, property(10, 0.75, "m=1", "worst at m=1; max x = 2 (ulps); all outputs bit-identical"))},
+      // A location may hold "; " itself: it is taken whole from the worst shard.
+      {"s0.json", shard(0, 3, property(10, 0.75, "m=1; yarn", "worst at m=1; yarn; max x = 2 (ulps); all outputs bit-identical"))},
       {"s1.json", shard(1, 3, property(11, 0.75, "m=5", "worst at m=5; max x = 4 (ulps); outputs differ in bits"))}});
   EXPECT_TRUE(merged.passed);
   EXPECT_EQ(merged.shard_count, 1);  // the whole run
@@ -70,8 +71,8 @@ TEST(GateMerge, SumsCasesTakesMaximaAndKeepsTheFirstShardsFixtures) {
   const property_outcome& p = merged.kernels[0].properties[0];
   EXPECT_EQ(p.cases, 31);
   EXPECT_EQ(p.worst_over_bound, 0.75);
-  EXPECT_EQ(p.worst.text, "m=1");  // the first shard to reach the maximum, in shard order
-  EXPECT_EQ(p.detail, "worst at m=1; max x = 4 (ulps); outputs differ in bits");
+  EXPECT_EQ(p.worst.text, "m=1; yarn");  // the first shard to reach the maximum, in shard order
+  EXPECT_EQ(p.detail, "worst at m=1; yarn; max x = 4 (ulps); outputs differ in bits");
   const std::vector<std::pair<std::int64_t, double>> points = {{10, 0.75}, {11, 0.75}, {10, 0.5}};
   EXPECT_EQ(p.points, points);  // shard order
   EXPECT_EQ(merged.kernels[0].properties[1].status, "skipped");
@@ -90,7 +91,8 @@ TEST(GateMerge, KeepsEveryFailureWithItsReplayLine) {
   EXPECT_FALSE(p.passed);
   EXPECT_EQ(p.failed_cases, 4);
   EXPECT_EQ(p.worst_over_bound, 9);
-  EXPECT_EQ(p.worst.text, "at second");
+  EXPECT_EQ(p.worst.text, "second");
+  EXPECT_EQ(p.detail, "worst at second; max x = 1");
   EXPECT_EQ(p.message, "first");  // the stream's first failure: the unsharded run's
   EXPECT_EQ(p.replay, "RC_PARAMS=\"seed=7 reproduce=first\" ropecheck gate");
   EXPECT_EQ(p.counterexample.rfind("Falsifiable after 3 tests\n\nfirst", 0), 0u) << p.counterexample;
