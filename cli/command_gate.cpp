@@ -1,10 +1,14 @@
 // ropecheck gate [--kernel NAME]... [--profile quick|deep] [--seed N] [--baseline OLD.json]
-//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [REPORT FLAGS]
+//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [--shard I/N] [REPORT FLAGS]
+// ropecheck report IN.json [REPORT FLAGS] | report merge A.json B.json ... [REPORT FLAGS]
 // Runs the property suite (properties/kernel_properties.h, the code the ctest suite runs) and
 // the fixtures (seed 000, golden vectors) on the named built-in kernels, default all of them.
 // --mutants also runs the same checks (plus the dynamic-NTK fixture) on every deliberately
 // wrong kernel of mutants/ and passes only if every correct kernel passes and every mutant is
 // killed; --mutant NAME picks mutants (and gates built-ins only if --kernel names them).
+// --shard I/N (or GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS, issue #17 §1) runs block I of N of every
+// property's cases, and in shard 0 the fixtures and mutants; `report merge` (reports/gate_merge.h)
+// joins the N reports into the unsharded run's.
 // Exit 0 pass, 1 gate failed, 2 bad input or usage.
 #include <fmt/format.h>
 
@@ -451,8 +455,9 @@ reports::gate_report run_gate_report(const gate_options& o) {
   const bool run_fixtures = o.properties.empty() && o.shard_index == 0;
   if (o.shard_index != 0) mutant_list.clear();
   for (const auto& [kernel, library] : kernels) {
-    fmt::print(stderr, "gate: {} — properties ({} profile, contract {})\n", kernel->name, o.profile,
-               contract.name);
+    fmt::print(stderr, "gate: {} — properties ({} profile, contract {}{})\n", kernel->name, o.profile,
+               contract.name,
+               sharded ? fmt::format(", shard {}/{}", o.shard_index, o.shard_count) : std::string());
     auto outcome = run_properties(*kernel, o, checks, library);
     if (run_fixtures) {
       fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
