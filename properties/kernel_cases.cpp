@@ -11,6 +11,7 @@
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
 #include "properties/scaling_cases.h"
+#include "reference/double_tier_memo.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -128,6 +129,14 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions, theta);
   if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions, theta);
   return c;
+}
+
+reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c) {
+  if (settings.oracle == oracle_tables::per_case) return reference::double_tier(c.spec, c.positions, 1);
+  // One memo for the process: the gate and the test binaries run many kernels, dtypes and
+  // properties over the same shapes. Bounded (32 MiB of rows), so a deep run stays flat.
+  static reference::double_tier_memo memo;
+  return memo.tier(c.spec, c.positions, 1);
 }
 
 fast::rope_angles prepare_angles(const fast::kernel_info& kernel, const kernel_case& c,

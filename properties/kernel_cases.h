@@ -15,6 +15,7 @@
 #include "properties/generators.h"
 #include "properties/kernel_properties.h"
 #include "properties/property_runner.h"
+#include "reference/double_tier.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -120,6 +121,12 @@ std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats)
 // 266-bit value (reference::scaled_frequencies), so the kernels' input error is the one §4 and
 // §16 of docs/error-bounds.md assume. Plain RoPE is memoized per (rotary_dim, base).
 fast::rope_frequencies kernel_frequencies(const rope_spec& spec);
+
+// The oracle for a case: the double tier (docs/double-tier.md) at the case's positions, its
+// tables from the process's memo (reference/double_tier_memo.h) or, with
+// settings.oracle == per_case, built afresh. Either way every output it gives is within
+// bounds::oracle_output_bound of exact, which the properties add to what they check.
+reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c);
 
 // Angles for this kernel's strategy; cache tables cover [0, max(positions) + 1). RC_FAILs
 // (with the kernel's message) if the kernel refuses.

@@ -117,6 +117,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
   if (options.contract != nullptr) settings.contract = options.contract;
   settings.max_position = options.max_position;
+  settings.oracle = options.oracle;
 
   property_result skipped;
   skipped.name = std::string(property);

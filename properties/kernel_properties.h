@@ -65,11 +65,18 @@ struct property_result {
 
 inline constexpr std::size_t max_plot_points = 2000;
 
+// Where the oracle's cos/sin tables come from (the double tier, docs/double-tier.md): the
+// process's memo, per frequency spec (reference/double_tier_memo.h; the default), or a fresh
+// 266-bit table for every case — the path before issue 17 §2, kept so that
+// bench/property_case_throughput.cpp measures both in one run. Both give the same doubles.
+enum class oracle_tables { memoized, per_case };
+
 // What a gate run may change about the properties, besides profile and seed.
 struct check_options {
   const bounds::accuracy_contract* contract = nullptr;  // nullptr: exact
   std::int64_t max_position = 0;                        // > 0: no case beyond |m| = this
   std::vector<std::string> properties;                  // empty: all; else the others are not_run
+  oracle_tables oracle = oracle_tables::memoized;
 };
 
 struct kernel_result {

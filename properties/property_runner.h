@@ -93,6 +93,7 @@ struct run_settings {
   // What the error bounds allow (bounds/accuracy_contracts.h); never null.
   const bounds::accuracy_contract* contract = &bounds::exact_contract();
   std::int64_t max_position = 0;  // > 0: no case has |m| beyond it (--max-position)
+  oracle_tables oracle = oracle_tables::memoized;  // the double tier's tables (check_options)
 };
 
 // Settings from RC_PARAMS (via RapidCheck's own parser) for the given profile and seed; the
