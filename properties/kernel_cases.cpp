@@ -131,12 +131,20 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   return c;
 }
 
+namespace {
+
+// One memo for the process: the gate and the test binaries run many kernels, dtypes and cases
+// over the same shapes. Bounded (32 MiB of rows), so a deep run stays flat.
+reference::double_tier_memo& oracle_memo() {
+  static reference::double_tier_memo memo;
+  return memo;
+}
+
+}  // namespace
+
 reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c) {
   if (settings.oracle == oracle_tables::per_case) return reference::double_tier(c.spec, c.positions, 1);
-  // One memo for the process: the gate and the test binaries run many kernels, dtypes and
-  // properties over the same shapes. Bounded (32 MiB of rows), so a deep run stays flat.
-  static reference::double_tier_memo memo;
-  return memo.tier(c.spec, c.positions, 1);
+  return oracle_memo().tier(c.spec, c.positions, 1);
 }
 
 fast::rope_angles prepare_angles(const fast::kernel_info& kernel, const kernel_case& c,
@@ -264,3 +272,9 @@ void first_violation::raise(observation& seen) {
 }
 
 }  // namespace ropecheck::properties::kernel_support
+
+namespace ropecheck::properties {
+
+void clear_oracle_memo() { kernel_support::oracle_memo().clear(); }
+
+}  // namespace ropecheck::properties

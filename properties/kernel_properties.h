@@ -71,6 +71,10 @@ inline constexpr std::size_t max_plot_points = 2000;
 // bench/property_case_throughput.cpp measures both in one run. Both give the same doubles.
 enum class oracle_tables { memoized, per_case };
 
+// Drops the memoized oracle tables, so that the next case starts cold as a new process would
+// (bench/property_case_throughput.cpp measures every run from a cold memo).
+void clear_oracle_memo();
+
 // What a gate run may change about the properties, besides profile and seed.
 struct check_options {
   const bounds::accuracy_contract* contract = nullptr;  // nullptr: exact

@@ -71,6 +71,13 @@ double_tier_memo_stats double_tier_memo::stats() const {
   return stats_;
 }
 
+void double_tier_memo::clear() {
+  const std::scoped_lock guard(lock_);
+  specs_.clear();
+  stats_.table_doubles = 0;
+  stats_.specs = 0;
+}
+
 double_tier double_tier_memo::tier(const rope_spec& spec, std::span<const std::int64_t> positions,
                                    int threads) {
   // Length-dependent scalings see max position + 1 unless the spec gives a sequence_length, as

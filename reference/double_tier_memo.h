@@ -50,6 +50,7 @@ class double_tier_memo {
   double_tier tier(const rope_spec& spec, std::span<const std::int64_t> positions, int threads = 1);
 
   double_tier_memo_stats stats() const;
+  void clear();  // drops every spec and row (the counters stay)
 
   // The memo's key for a spec at sequence length `length` (max position + 1): every field that
   // θ_j or A depend on, doubles written exactly. Specs with equal keys have equal tables.
