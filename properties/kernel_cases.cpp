@@ -103,7 +103,8 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   c.shape = limits.partial_rotation ? *gen::partial_shape(kernel.pairings, limits.max_head_dim)
                                      : *gen::shape(kernel.pairings, limits.max_head_dim);
   c.spec = (*gen::kernel_spec(c.shape)).spec;
-  c.frequencies = kernel_frequencies(c.spec);
+  c.frequencies = limits.oracle == oracle_tables::per_case ? kernel_frequencies_per_case(c.spec)
+                                                            : kernel_frequencies(c.spec);
   const std::int64_t pairs = c.pairs();
   c.q_heads = static_cast<int>(*gen::uniform_int(1, limits.max_heads));
   c.k_heads = limits.with_k ? static_cast<int>(*gen::uniform_int(1, limits.max_heads)) : 0;
@@ -131,16 +132,10 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   return c;
 }
 
-namespace {
-
-// One memo for the process: the gate and the test binaries run many kernels, dtypes and cases
-// over the same shapes. Bounded (32 MiB of rows), so a deep run stays flat.
 reference::double_tier_memo& oracle_memo() {
   static reference::double_tier_memo memo;
   return memo;
 }
-
-}  // namespace
 
 reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c) {
   if (settings.oracle == oracle_tables::per_case) return reference::double_tier(c.spec, c.positions, 1);

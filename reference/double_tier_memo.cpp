@@ -15,7 +15,7 @@
 
 namespace ropecheck::reference {
 
-struct double_tier_memo::frequencies {
+struct double_tier_memo::entry {
   // scaled_frequencies<mp_real>: the θ_j and A double_tier's constructor rotates by (the
   // repeated-product θ_j of reference/scaling.cpp, within 2^-257 relative of base^(−2j/d)).
   std::vector<mp_real> theta;
@@ -78,6 +78,39 @@ void double_tier_memo::clear() {
   stats_.specs = 0;
 }
 
+std::shared_ptr<double_tier_memo::entry> double_tier_memo::entry_for(const rope_spec& spec,
+                                                                    std::int64_t length,
+                                                                    const std::string& key) {
+  {
+    const std::scoped_lock guard(lock_);
+    if (const auto it = specs_.find(key); it != specs_.end()) return it->second;
+  }
+  // Validates as params_from_spec does (reference_error for a bad spec).
+  (void)params_from_spec<mp_real>(spec, length);
+  auto made = std::make_shared<entry>();
+  auto scaled = scaled_frequencies<mp_real>(spec, length);
+  made->theta = std::move(scaled.inverse_frequencies);
+  made->factor = scaled.attention_factor;
+  for (const mp_real& t : made->theta) made->theta_double.push_back(t.convert_to<double>());
+  made->factor_double = made->factor.convert_to<double>();
+  const std::scoped_lock guard(lock_);
+  ++stats_.specs_computed;
+  if (specs_.size() >= max_specs_) {
+    specs_.clear();
+    stats_.table_doubles = 0;
+    ++stats_.resets;
+  }
+  auto f = specs_.emplace(key, std::move(made)).first->second;  // or the one another thread added
+  stats_.specs = specs_.size();
+  return f;
+}
+
+double_tier_memo::rounded_frequencies double_tier_memo::frequencies(const rope_spec& spec,
+                                                                    std::int64_t length) {
+  const std::shared_ptr<entry> f = entry_for(spec, length, frequency_key(spec, length));
+  return {f->theta_double, f->factor_double};
+}
+
 double_tier double_tier_memo::tier(const rope_spec& spec, std::span<const std::int64_t> positions,
                                    int threads) {
   // Length-dependent scalings see max position + 1 unless the spec gives a sequence_length, as
@@ -89,30 +122,7 @@ double_tier double_tier_memo::tier(const rope_spec& spec, std::span<const std::i
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
 
-  std::shared_ptr<frequencies> f;
-  {
-    const std::scoped_lock guard(lock_);
-    if (const auto it = specs_.find(key); it != specs_.end()) f = it->second;
-  }
-  if (!f) {
-    // Validates as params_from_spec does (reference_error for a bad spec).
-    (void)params_from_spec<mp_real>(spec, length);
-    auto made = std::make_shared<frequencies>();
-    auto scaled = scaled_frequencies<mp_real>(spec, length);
-    made->theta = std::move(scaled.inverse_frequencies);
-    made->factor = scaled.attention_factor;
-    for (const mp_real& t : made->theta) made->theta_double.push_back(t.convert_to<double>());
-    made->factor_double = made->factor.convert_to<double>();
-    const std::scoped_lock guard(lock_);
-    ++stats_.specs_computed;
-    if (specs_.size() >= max_specs_) {
-      specs_.clear();
-      stats_.table_doubles = 0;
-      ++stats_.resets;
-    }
-    f = specs_.emplace(key, std::move(made)).first->second;  // or the one another thread added
-    stats_.specs = specs_.size();
-  }
+  const std::shared_ptr<entry> f = entry_for(spec, length, key);
 
   const std::size_t width = static_cast<std::size_t>(spec.rotary_dim);
   std::vector<double> cos_sin(distinct.size() * width);

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "reference/double_tier.h"
 #include "spec/rope_spec.h"
@@ -49,6 +50,15 @@ class double_tier_memo {
   // double_tier constructor does.
   double_tier tier(const rope_spec& spec, std::span<const std::int64_t> positions, int threads = 1);
 
+  // θ_j (θ'_j under rope_scaling) and A, each the double nearest its 266-bit value: what the
+  // kernels under test are given. From the same entry as tier(spec, positions) when `length` is
+  // its max position + 1 (or the spec gives a sequence_length or does not depend on it).
+  struct rounded_frequencies {
+    std::vector<double> inverse_frequencies;
+    double attention_factor = 1;
+  };
+  rounded_frequencies frequencies(const rope_spec& spec, std::int64_t length);
+
   double_tier_memo_stats stats() const;
   void clear();  // drops every spec and row (the counters stay)
 
@@ -57,12 +67,14 @@ class double_tier_memo {
   static std::string frequency_key(const rope_spec& spec, std::int64_t length);
 
  private:
-  struct frequencies;  // θ_j and A at 266 bits, and the rows built so far (double_tier_memo.cpp)
+  struct entry;  // θ_j and A at 266 bits, and the rows built so far (double_tier_memo.cpp)
+  // The spec's entry, computed (and added) if the memo lacks it.
+  std::shared_ptr<entry> entry_for(const rope_spec& spec, std::int64_t length, const std::string& key);
 
   std::size_t max_table_doubles_;
   std::size_t max_specs_;
   mutable std::mutex lock_;
-  std::unordered_map<std::string, std::shared_ptr<frequencies>> specs_;
+  std::unordered_map<std::string, std::shared_ptr<entry>> specs_;
   double_tier_memo_stats stats_;
 };
 
