@@ -111,7 +111,9 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
       chunk.inverse = call.dir == direction::inverse;
       chunk.in_place = detail::is_in_place(*t);
       chunk.allow_streaming = large && !chunk.in_place;
+      chunk.prefetch = output_bytes >= streaming_threshold_bytes;
       chunk.tokens = count;
+      chunk.prefetch_tokens = call.tokens - first;
       chunk.heads = t->heads;
       chunk.head_dim = call.head_dim;
       chunk.pairs = pairs;
