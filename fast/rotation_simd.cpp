@@ -395,15 +395,29 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
     heap_buffer = hwy::AllocateAligned<float>(static_cast<std::size_t>(4 * chunk.pairs));
   }
   float* buffer = heap_buffer ? heap_buffer.get() : stack_buffer;
+  // Rows the vector loops cover whole, with nothing to prefetch or copy around them, take a
+  // tight head loop: at cache-resident sizes (a decode step's few tokens) the per-row
+  // bookkeeping otherwise costs about as much as the rotation itself.
+  const bool pass_through = !chunk.in_place && chunk.head_dim != 2 * chunk.pairs;
   for (std::int64_t t = 0; t < chunk.tokens; ++t) {
     const float* cos_sin = chunk.cos_sin_rows[t];
     const prepared_row row = prepare_row<pair_io>(cos_sin, chunk.pairs, adjacent, sign_flip,
                                                   duplicate_pairs, negate_even, buffer);
+    const auto* in = reinterpret_cast<const element*>(chunk.input) + t * chunk.input_token_stride;
+    auto* out = reinterpret_cast<element*>(chunk.output) + t * chunk.output_token_stride;
+    if (!chunk.prefetch && !pass_through && row.vector_pairs == chunk.pairs) {
+      for (std::int64_t h = 0; h < chunk.heads; ++h) {
+        if (adjacent) {
+          rotate_adjacent<pair_io, kStream>(row, in, out);
+        } else {
+          rotate_half_split<pair_io, kStream>(row, chunk.pairs, in, out);
+        }
+        in += chunk.input_head_stride;
+        out += chunk.output_head_stride;
+      }
+      continue;
+    }
     for (std::int64_t h = 0; h < chunk.heads; ++h) {
-      const auto* in = reinterpret_cast<const element*>(chunk.input) +
-                       t * chunk.input_token_stride + h * chunk.input_head_stride;
-      auto* out = reinterpret_cast<element*>(chunk.output) + t * chunk.output_token_stride +
-                  h * chunk.output_head_stride;
       if (chunk.prefetch) prefetch_row<element>(chunk, ahead_token, ahead_head);
       if (++ahead_head == chunk.heads) {
         ahead_head = 0;
@@ -419,6 +433,8 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
       auto* out_bytes = reinterpret_cast<std::byte*>(out);
       if (done < chunk.pairs) rotate_row_scalar(chunk, cos_sin, in_bytes, out_bytes, done);
       copy_pass_through(chunk, in_bytes, out_bytes);
+      in += chunk.input_head_stride;
+      out += chunk.output_head_stride;
     }
   }
   if constexpr (kStream) hwy::FlushStream();
