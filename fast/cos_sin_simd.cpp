@@ -58,8 +58,11 @@ HWY_INLINE void cos_sin_lanes(double_tag d, vec m, vec theta, vec factor, hn::Ve
                               hn::Vec<float_tag>& sin_out) {
   const float_tag df;
   const hn::RebindToSigned<double_tag> di;
-  const vec hi = hn::Mul(m, theta);
-  const vec lo = hn::MulSub(m, theta, hi);  // fma(m, θ, −hi)
+  const vec product = hn::Mul(m, theta);
+  const vec lo = hn::MulSub(m, theta, product);  // fma(m, θ, −hi)
+  // Out-of-range lanes continue as NaN, which every step below propagates to cos and sin.
+  const auto in_range = hn::Lt(hn::Abs(product), hn::Set(d, k::reduction_limit));  // false for NaN
+  const vec hi = hn::IfThenElse(in_range, product, hn::Set(d, std::numeric_limits<double>::quiet_NaN()));
 
   // Quarter-turn reduction (cos_sin_polynomial.h), Round = nearest, ties to even.
   const vec quarter_turns = hn::Round(hn::Mul(hi, hn::Set(d, k::two_over_pi)));
@@ -77,13 +80,8 @@ HWY_INLINE void cos_sin_lanes(double_tag d, vec m, vec theta, vec factor, hn::Ve
   const auto sign_bit = hn::Set(di, std::numeric_limits<std::int64_t>::min());
   const vec sin_sign = hn::BitCast(d, hn::And(hn::ShiftLeft<62>(q), sign_bit));
   const vec cos_sign = hn::BitCast(d, hn::And(hn::ShiftLeft<62>(hn::Add(q, hn::Set(di, 1))), sign_bit));
-  vec sin_x = hn::Xor(hn::IfNegativeThenElse(swap, cos_r, sin_r), sin_sign);
-  vec cos_x = hn::Xor(hn::IfNegativeThenElse(swap, sin_r, cos_r), cos_sign);
-
-  const auto in_range = hn::Lt(hn::Abs(hi), hn::Set(d, k::reduction_limit));  // false for NaN
-  const vec nan = hn::Set(d, std::numeric_limits<double>::quiet_NaN());
-  cos_x = hn::IfThenElse(in_range, cos_x, nan);
-  sin_x = hn::IfThenElse(in_range, sin_x, nan);
+  const vec sin_x = hn::Xor(hn::IfNegativeThenElse(swap, cos_r, sin_r), sin_sign);
+  const vec cos_x = hn::Xor(hn::IfNegativeThenElse(swap, sin_r, cos_r), cos_sign);
   cos_out = hn::DemoteTo(df, hn::Mul(cos_x, factor));
   sin_out = hn::DemoteTo(df, hn::Mul(sin_x, factor));
 }
