@@ -157,7 +157,7 @@ struct in_element_order {
 // shuffle: one full-width load read as uint32 lanes holds element 2i in the low and element
 // 2i+1 in the high half of lane i, and bfloat16 is the top half of a float32, so v0 = lane << 16
 // is the even elements and v1 = lane & 0xFFFF0000 the odd ones. The store rounds both and merges
-// them back into one vector (v0's rounded top half >> 16, v1's in place). Adjacent rows then
+// them back into one vector with one 16-bit blend (v0's rounded top half >> 16, v1's in place). Adjacent rows then
 // need neither the pair swap nor duplicated cos/sin: the even elements are the pairs' a and the
 // odd ones their b (splits_pairs). Half-split rows get their cos/sin split into even and odd
 // entries once per token (arrange). The block-order IO this replaces spent three shuffles and
@@ -178,14 +178,15 @@ struct bfloat16_even_odd {
   }
   template <bool kStream, class D>
   static void put2(D d, hn::Vec<D> v0, hn::Vec<D> v1, element* p) {
-    const hn::RebindToUnsigned<D> du;
-    const auto merged = hn::Or(hn::ShiftRight<16>(rounded_bits(d, v0)),
-                               hn::And(rounded_bits(d, v1), hn::Set(du, 0xFFFF0000u)));
-    auto* out = reinterpret_cast<std::uint32_t*>(p);
+    const hn::Repartition<std::uint16_t, D> du16;
+    // Even 16-bit lanes from v0's rounded top half (shifted down), odd ones from v1's: one blend.
+    const auto merged = hn::OddEven(hn::BitCast(du16, rounded_bits(d, v1)),
+                                    hn::BitCast(du16, hn::ShiftRight<16>(rounded_bits(d, v0))));
+    auto* out = reinterpret_cast<std::uint16_t*>(p);
     if constexpr (kStream) {
-      hn::Stream(merged, du, out);
+      hn::Stream(merged, du16, out);
     } else {
-      hn::StoreU(merged, du, out);
+      hn::StoreU(merged, du16, out);
     }
   }
   // load2's v0 holds the even elements of the 2·lanes, v1 the odd ones.
