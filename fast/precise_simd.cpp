@@ -119,8 +119,9 @@ void fill_rows(const std::int64_t* positions, std::int64_t count, const double* 
   }
 }
 
-// Round to odd (precise_rotation.h's round_to_odd_float), lanes(double) values.
-HWY_INLINE hn::Vec<half_float_tag> round_to_odd(double_tag d, hn::Vec<double_tag> y) {
+// Round to odd (precise_rotation.h's round_to_odd_float), lanes(double) values, by rounding
+// to nearest and stepping back: correct for every double, including float32's subnormals.
+HWY_NOINLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<double_tag> y) {
   const half_float_tag df;
   const hn::RebindToUnsigned<half_float_tag> du;
   const hn::Rebind<std::int32_t, double_tag> di;
@@ -133,6 +134,29 @@ HWY_INLINE hn::Vec<half_float_tag> round_to_odd(double_tag d, hn::Vec<double_tag
   const auto inexact = hn::DemoteTo(di, hn::IfThenElseZero(hn::Not(hn::Eq(back, y)), one));
   const auto bits = hn::Sub(hn::BitCast(du, nearest), hn::BitCast(du, toward_zero));
   return hn::BitCast(df, hn::Or(bits, hn::BitCast(du, inexact)));
+}
+
+// The same, by the double's bits: keep the 23 fraction bits a float32 has and make the last
+// one 1 if any of the 29 below it is set — ((bits & low) + low) carries into that bit exactly
+// then — which is truncation toward zero plus the odd bit; the float conversion is then exact.
+// Valid where float32 is normal, and beyond FLT_MAX (infinity either way after the narrower
+// rounding); NaN stays NaN (a payload in the low bits sets the odd bit). Below 2^-126 the float
+// conversion rounds again: harmless for float16, whose smallest subnormal 2^-24 is far above
+// (every such value stores as ±0 either way), but not for bfloat16's subnormals, so with
+// kCheckSubnormal a vector holding such a value takes round_to_odd_any.
+template <bool kCheckSubnormal>
+HWY_INLINE hn::Vec<half_float_tag> round_to_odd(double_tag d, hn::Vec<double_tag> y) {
+  const hn::RebindToUnsigned<double_tag> du;
+  if constexpr (kCheckSubnormal) {
+    const auto magnitude = hn::Abs(y);
+    const auto subnormal =
+        hn::And(hn::Lt(magnitude, hn::Set(d, 0x1p-126)), hn::Gt(magnitude, hn::Zero(d)));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, subnormal))) return round_to_odd_any(d, y);
+  }
+  const auto low = hn::Set(du, (std::uint64_t{1} << 29) - 1);
+  const auto bits = hn::BitCast(du, y);
+  const auto sticky = hn::Add(hn::And(bits, low), low);
+  return hn::DemoteTo(half_float_tag(), hn::BitCast(d, hn::AndNot(low, hn::Or(bits, sticky))));
 }
 
 template <bool kStream, class D, class V>
@@ -168,7 +192,7 @@ struct float16_io {
   static void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1, element* p) {
     const float_tag df;
     const hn::Rebind<element, float_tag> dh;
-    const auto odd = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
+    const auto odd = hn::Combine(df, round_to_odd<false>(d, y1), round_to_odd<false>(d, y0));
     put<kStream>(dh, hn::DemoteTo(dh, odd), p);  // F16C: nearest even
   }
 };
@@ -186,7 +210,7 @@ struct bfloat16_io {
     const hn::RebindToUnsigned<float_tag> du;
     const hn::RebindToSigned<float_tag> di;
     const hn::Rebind<std::uint16_t, float_tag> du16;
-    const auto v = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
+    const auto v = hn::Combine(df, round_to_odd<true>(d, y1), round_to_odd<true>(d, y0));
     const auto bits = hn::BitCast(du, v);
     const auto lowest_kept = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
     const auto rounded = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lowest_kept));
