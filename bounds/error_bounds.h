@@ -213,6 +213,22 @@ inline double agreement_bound(double first_output_bound, double second_output_bo
   return first_output_bound + second_output_bound;
 }
 
+// §18. The one-rounding kernels (fast/precise_rotation.h: rotation in float64, each output
+// rounded once to its storage dtype): |y − y_exact| ≤ ½·ulp(y_exact) + 2^-40·A·r, for every
+// position (the angle m·θ_j is taken exactly). ulp is numeric/ulp.h's, taken at the exact
+// value; it never decreases with |v|, so any `exact_magnitude` ≥ |y_exact| (an oracle's value
+// plus its own error) gives a sound bound. The 2^-40 slack is twice the float64 stage's error
+// (≤ 12·2^-53·A·r, §18) — the second of the two roundings, absorbed — with room to spare; the
+// absolute 2^-1000 covers float64's own underflow (values below 2^-1022), far below every
+// storage dtype's smallest subnormal.
+inline constexpr double rounded_once_slack = 0x1p-40;
+inline constexpr double rounded_once_underflow = 0x1p-1000;
+inline double rounded_once_output_bound(dtype storage, double pair_norm, double exact_magnitude,
+                                        const attention_scale& a) {
+  return ulp_of(std::fabs(exact_magnitude), storage) / 2 +
+         rounded_once_slack * a.factor * pair_norm + rounded_once_underflow;
+}
+
 // §11. The reference forms (266-bit MPFR) agree with one another, and satisfy every algebraic
 // identity, to 2^-200 relative: the worst rounding they accumulate is ~2^-230 at |m| = 2^32.
 inline constexpr int reference_tolerance_exponent = -200;

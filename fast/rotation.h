@@ -47,6 +47,7 @@ struct rotation_chunk {
   std::int64_t head_dim = 0;
   std::int64_t pairs = 0;  // rotary_dim / 2
   const float* const* cos_sin_rows = nullptr;
+  const double* const* precise_rows = nullptr;  // the precise kernels' rows (precise_rotation.h)
   const std::byte* input = nullptr;  // token 0, head 0
   std::byte* output = nullptr;
   std::int64_t input_token_stride = 0;

@@ -138,6 +138,10 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     skipped.detail = "skipped: the kernel does not support dtype " + skipped.dtype;
     return skipped;
   }
+  if (definition->applies_to != nullptr && !definition->applies_to(kernel)) {
+    skipped.detail = "skipped: " + std::string(definition->skipped_because);
+    return skipped;
+  }
   if (property == "strategies_agree" && !has_other_strategy(kernel, storage)) {
     skipped.detail = "skipped: no registered kernel of the other angle strategy";
     return skipped;
