@@ -26,7 +26,7 @@ fast::rope_frequencies rounded_once(const rope_spec& spec) {
 }  // namespace
 
 fast::rope_frequencies kernel_frequencies(const rope_spec& spec) {
-  if (spec.scaling.type != scaling_type::none || spec.attention_factor) return rounded_once(spec);
+  if (type_of(spec.scaling) != scaling_type::none || spec.attention_factor) return rounded_once(spec);
   // A case costs rotary_dim/2 MPFR pows (~10 µs each); shrinking and the cases of one run
   // revisit the same plain shapes, so remember the last few.
   static std::mutex lock;
