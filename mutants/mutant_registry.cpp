@@ -357,16 +357,17 @@ fast::kernel_info kernel_of(std::string_view name, std::string_view description,
 
 fast::rope_frequencies llama3_factors_swapped(const rope_spec& spec, std::int64_t length) {
   rope_spec s = spec;
-  if (s.scaling.type == scaling_type::llama3)
-    std::swap(s.scaling.low_freq_factor, s.scaling.high_freq_factor);
+  if (auto* llama3 = std::get_if<llama3_scaling>(&s.scaling))
+    std::swap(llama3->low_freq_factor, llama3->high_freq_factor);
   return fast::scaled_frequencies(s, length);
 }
 
 fast::rope_frequencies dynamic_ntk_static_base(const rope_spec& spec, std::int64_t length) {
   rope_spec s = spec;
-  if (s.scaling.type == scaling_type::dynamic && s.scaling.max_position_embeddings > 0) {
+  if (const auto* dynamic = std::get_if<dynamic_scaling>(&s.scaling);
+      dynamic && dynamic->max_position_embeddings > 0) {
     // The base is computed once for the trained context and never grows with the sequence.
-    s.sequence_length = s.scaling.max_position_embeddings;
+    s.sequence_length = dynamic->max_position_embeddings;
     length = s.sequence_length;
   }
   return fast::scaled_frequencies(s, length);

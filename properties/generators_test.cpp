@@ -196,22 +196,28 @@ TEST_P(at_size, kernel_specs_cover_every_scaling_and_attention_factors) {
   const std::vector<pairing> both{pairing::half_split, pairing::adjacent};
   const auto shapes = sample(gen::shape(both, 512), GetParam(), samples);
   std::set<scaling_type> types;
-  std::set<scaling_convention> conventions;
+  std::set<std::string> conventions;  // as the generated JSON writes them
+  // L0 of the types that have one, else the context.
+  const auto original_context = [](const rope_spec& s) -> std::int64_t {
+    if (const auto* y = std::get_if<yarn_scaling>(&s.scaling)) return y->original_max_position_embeddings;
+    if (const auto* l = std::get_if<llama3_scaling>(&s.scaling)) return l->original_max_position_embeddings;
+    if (const auto* l = std::get_if<longrope_scaling>(&s.scaling)) return l->original_max_position_embeddings;
+    return s.max_position_embeddings;
+  };
   int plain = 0, explicit_factor = 0, beyond_max = 0, within_original = 0, near_one = 0;
   double lowest = 1, highest = 1;
   rc::Random random(static_cast<std::uint64_t>(GetParam()) + 17);
   for (const auto& shape : shapes) {
-    const rope_spec s = gen::kernel_spec(shape)(random.split(), GetParam()).value().spec;
+    const auto generated = gen::kernel_spec(shape)(random.split(), GetParam()).value();
+    const rope_spec& s = generated.spec;
     EXPECT_EQ(s.rotary_dim, shape.rotary_dim);
-    if (s.scaling.type == scaling_type::none && !s.attention_factor) ++plain;
-    if (s.scaling.type != scaling_type::none) {
-      types.insert(s.scaling.type);
-      conventions.insert(s.scaling.convention);
+    if (type_of(s.scaling) == scaling_type::none && !s.attention_factor) ++plain;
+    if (type_of(s.scaling) != scaling_type::none) {
+      types.insert(type_of(s.scaling));
+      conventions.insert(generated.config.at("scaling_convention").get<std::string>());
       EXPECT_GT(s.sequence_length, 0);  // θ'_j and A fixed by the spec, not by the call
-      const std::int64_t original = s.scaling.original_max_position_embeddings > 0
-                                        ? s.scaling.original_max_position_embeddings
-                                        : s.scaling.max_position_embeddings;
-      beyond_max += s.sequence_length > s.scaling.max_position_embeddings;
+      const std::int64_t original = original_context(s);
+      beyond_max += s.sequence_length > s.max_position_embeddings;
       within_original += s.sequence_length <= original;
     }
     if (s.attention_factor) {

@@ -211,9 +211,8 @@ std::string describe_location(const kernel_case& c, std::int64_t token, std::int
   std::ostringstream os;
   os << to_string(c.storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
      << "/" << c.shape.rotary_dim << " base=" << c.shape.base;
-  if (c.spec.scaling.type != scaling_type::none)
-    os << " " << to_string(c.spec.scaling.type) << "(" << to_string(c.spec.scaling.convention)
-       << ") theta_j=" << show_number(c.theta()[static_cast<std::size_t>(j)]);
+  if (type_of(c.spec.scaling) != scaling_type::none)
+    os << " " << describe(c.spec.scaling) << " theta_j=" << show_number(c.theta()[static_cast<std::size_t>(j)]);
   if (c.frequencies.attention_factor != 1) os << " A=" << show_number(c.frequencies.attention_factor);
   os << " m=" << c.positions[static_cast<std::size_t>(token)] << " head=" << head << " j=" << j;
   return os.str();
@@ -257,9 +256,7 @@ std::string describe_case(const kernel_case& c) {
   std::ostringstream os;
   os << "dtype: " << to_string(c.storage) << "\npairing: " << to_string(c.shape.pair)
      << "\nhead_dim: " << c.shape.head_dim << "\nrotary_dim: " << c.shape.rotary_dim
-     << "\nbase: " << c.shape.base << "\nscaling: " << to_string(c.spec.scaling.type);
-  if (c.spec.scaling.type != scaling_type::none)
-    os << " (" << to_string(c.spec.scaling.convention) << ")";
+     << "\nbase: " << c.shape.base << "\nscaling: " << describe(c.spec.scaling);
   os << "\nattention factor A: " << c.frequencies.attention_factor;
   std::ostringstream positions;
   for (std::size_t t = 0; t < c.positions.size(); ++t) positions << (t == 0 ? "" : ", ") << c.positions[t];

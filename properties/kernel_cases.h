@@ -93,7 +93,7 @@ struct kernel_case {
   const std::vector<double>& theta() const { return frequencies.inverse_frequencies; }
   // A rope_scaling or an attention factor ≠ 1 (else plain RoPE).
   bool scaled() const {
-    return spec.scaling.type != scaling_type::none || frequencies.attention_factor != 1;
+    return type_of(spec.scaling) != scaling_type::none || frequencies.attention_factor != 1;
   }
   // A, and the bounds' coefficients at A (error_bounds.h §16).
   bounds::attention_scale scale() const { return bounds::attention_scale_for(frequencies.attention_factor); }

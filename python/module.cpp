@@ -152,10 +152,10 @@ PYBIND11_MODULE(_ropecheck, m) {
       .def_readonly("base", &rope_spec::base)
       .def_readonly("source", &rope_spec::source)
       .def_property_readonly("pairing", [](const rope_spec& s) { return std::string(to_string(s.pair)); })
-      .def_property_readonly("scaling", [](const rope_spec& s) { return std::string(to_string(s.scaling.type)); })
+      .def_property_readonly("scaling", [](const rope_spec& s) { return std::string(to_string(type_of(s.scaling))); })
       .def("__repr__", [](const rope_spec& s) {
         return fmt::format("Spec(head_dim={}, rotary_dim={}, base={}, pairing='{}', scaling='{}', source='{}')",
-                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(s.scaling.type), s.source);
+                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(type_of(s.scaling)), s.source);
       });
   m.def("spec_from_json", [](const std::string& text, const std::string& source) {
     return parse_spec(nlohmann::json::parse(text), source);
