@@ -113,10 +113,18 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       (call.q.heads + call.k.heads) * call.tokens * call.head_dim * element;
   const bool large = call.rotary_dim == call.head_dim && output_bytes >= streaming_threshold_bytes;
 
-  const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly && precise_rows == nullptr;
-  std::vector<float> computed_rows(on_the_fly ? static_cast<std::size_t>(token_block * 2 * pairs) : 0);
-  std::vector<double> computed_precise_rows(
-      precise_rows != nullptr ? static_cast<std::size_t>(token_block * 2 * pairs) : 0);
+  const bool on_the_fly =
+      angles.strategy() == angle_strategy::on_the_fly && precise_rows == nullptr;
+  // Reused by the thread's later calls: a decode step's call would otherwise pay a malloc.
+  thread_local std::vector<float> computed_rows;
+  if (on_the_fly && computed_rows.size() < static_cast<std::size_t>(token_block * 2 * pairs)) {
+    computed_rows.resize(static_cast<std::size_t>(token_block * 2 * pairs));
+  }
+  thread_local std::vector<double> computed_precise_rows;
+  if (precise_rows != nullptr &&
+      computed_precise_rows.size() < static_cast<std::size_t>(token_block * 2 * pairs)) {
+    computed_precise_rows.resize(static_cast<std::size_t>(token_block * 2 * pairs));
+  }
   std::int64_t positions[token_block];
   const float* rows[token_block] = {};
   const double* rows64[token_block] = {};
@@ -145,7 +153,9 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       chunk.inverse = call.dir == direction::inverse;
       chunk.in_place = detail::is_in_place(*t);
       chunk.allow_streaming = large && !chunk.in_place;
+      chunk.prefetch = output_bytes >= streaming_threshold_bytes;
       chunk.tokens = count;
+      chunk.prefetch_tokens = call.tokens - first;
       chunk.heads = t->heads;
       chunk.head_dim = call.head_dim;
       chunk.pairs = pairs;

@@ -117,6 +117,9 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
   if (options.contract != nullptr) settings.contract = options.contract;
   settings.max_position = options.max_position;
+  settings.shard_index = options.shard_index;
+  settings.shard_count = options.shard_count;
+  settings.oracle = options.oracle;
 
   property_result skipped;
   skipped.name = std::string(property);

@@ -96,7 +96,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
   tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, &k), angles);
 
-  const reference::double_tier tier(c.spec, c.positions, 1);
+  const reference::double_tier tier = oracle_tier(settings, c);
   const bounds::attention_scale scale = c.scale();
   // fast/'s documented target is stated for plain RoPE (A = 1).
   const bool plain = scale.factor == 1;
