@@ -90,7 +90,7 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
                              const rope_input_paths& paths) {
   rope_inputs in;
   in.spec = std::move(spec);
-  if (!in.spec.mrope.section.empty())  // a 1-D rotation of M-RoPE data would be silently wrong
+  if (in.spec.streams.multi())  // a 1-D rotation of M-RoPE data would be silently wrong
     throw spec_error(fmt::format(
         "{}: field 'mrope_section': M-RoPE rotates by three position streams ([3, tokens]), which "
         "reference, apply and audit do not take yet",

@@ -1,6 +1,7 @@
 // θ_j = base^(−2j/rotary_dim) (RoFormer eq. 15), and the scaled θ'_j and attention factor of
 // every rope_scaling type (docs/scaling.md), in long double, each rounded once to double.
 #include "fast/frequencies.h"
+#include "spec/stream_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -142,7 +143,7 @@ rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence
       break;
   }
   if (spec.attention_factor) factor = *spec.attention_factor;
-  return {rounded(theta), static_cast<double>(factor)};
+  return {pair_frequencies(spec.streams, rounded(theta)), static_cast<double>(factor)};
 }
 
 std::vector<double> inverse_frequencies(const rope_spec& spec) {
@@ -150,7 +151,7 @@ std::vector<double> inverse_frequencies(const rope_spec& spec) {
 }
 
 rope_frequencies unscaled_frequencies(const rope_spec& spec) {
-  return {inverse_frequencies(spec), 1.0};
+  return {pair_frequencies(spec.streams, inverse_frequencies(spec)), 1.0};
 }
 
 }  // namespace ropecheck::fast

@@ -11,6 +11,7 @@
 #include "fast/call_checks.h"
 #include "fast/cos_sin.h"
 #include "fast/rotation.h"
+#include "spec/stream_layout.h"
 
 namespace ropecheck::fast {
 
@@ -35,14 +36,19 @@ status check_positions(const rope_call& call, const rope_angles& angles) {
   const bool cached = angles.strategy() == angle_strategy::cache;
   const std::int64_t lo = cached ? 0 : -on_the_fly_position_limit;
   const std::int64_t hi = cached ? angles.max_position() - 1 : on_the_fly_position_limit;
-  for (std::int64_t i = 0; i < call.tokens; ++i) {
-    const std::int64_t m = position_at(call, i);
-    if (m < lo || m > hi) {
-      return status::error(
-          status_code::out_of_range,
-          "positions[" + std::to_string(i) + "] = " + std::to_string(m) + " is outside " +
-              (cached ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
-                      : "the on-the-fly range [-2^31, 2^31]"));
+  for (std::int32_t stream = 0; stream < call.position_streams; ++stream) {
+    for (std::int64_t i = 0; i < call.tokens; ++i) {
+      const std::int64_t m = position_at(call, i, stream);
+      if (m < lo || m > hi) {
+        const std::string where = call.position_streams > 1
+                                      ? "[" + std::to_string(stream) + ", " + std::to_string(i) + "]"
+                                      : "[" + std::to_string(i) + "]";
+        return status::error(
+            status_code::out_of_range,
+            "positions" + where + " = " + std::to_string(m) + " is outside " +
+                (cached ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
+                        : "the on-the-fly range [-2^31, 2^31]"));
+      }
     }
   }
   return status::success();
@@ -88,20 +94,43 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
   const bool large = call.rotary_dim == call.head_dim && output_bytes >= streaming_threshold_bytes;
 
   const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly;
-  std::vector<float> computed_rows(on_the_fly ? static_cast<std::size_t>(token_block * 2 * pairs) : 0);
+  // Several position streams: each stream's rows are made exactly as for 1-D RoPE, then pair j
+  // takes its cos and sin from the row of its stream (equal streams give 1-D RoPE's bits).
+  const std::int32_t streams = call.position_streams;
+  const std::size_t row_floats = static_cast<std::size_t>(2 * pairs);
+  const std::size_t block_floats = static_cast<std::size_t>(token_block) * row_floats;
+  std::vector<float> computed_rows(on_the_fly ? block_floats * static_cast<std::size_t>(streams) : 0);
+  std::vector<float> gathered_rows(streams > 1 ? block_floats : 0);
   std::int64_t positions[token_block];
   const float* rows[token_block];
+  const float* stream_rows[max_position_streams][token_block];
 
   for (std::int64_t first = 0; first < call.tokens; first += token_block) {
     const std::int64_t count = std::min(token_block, call.tokens - first);
-    for (std::int64_t i = 0; i < count; ++i) positions[i] = position_at(call, first + i);
-    if (on_the_fly) {
-      const rope_frequencies& f = angles.frequencies();
-      fill_cos_sin_rows(positions, count, f.inverse_frequencies.data(), pairs,
-                        f.attention_factor, computed_rows.data());
-      for (std::int64_t i = 0; i < count; ++i) rows[i] = computed_rows.data() + i * 2 * pairs;
+    for (std::int32_t stream = 0; stream < streams; ++stream) {
+      for (std::int64_t i = 0; i < count; ++i) positions[i] = position_at(call, first + i, stream);
+      if (on_the_fly) {
+        const rope_frequencies& f = angles.frequencies();
+        float* out = computed_rows.data() + static_cast<std::size_t>(stream) * block_floats;
+        fill_cos_sin_rows(positions, count, f.inverse_frequencies.data(), pairs,
+                          f.attention_factor, out);
+        for (std::int64_t i = 0; i < count; ++i) stream_rows[stream][i] = out + i * 2 * pairs;
+      } else {
+        for (std::int64_t i = 0; i < count; ++i) stream_rows[stream][i] = angles.cached_row(positions[i]);
+      }
+    }
+    if (streams == 1) {
+      for (std::int64_t i = 0; i < count; ++i) rows[i] = stream_rows[0][i];
     } else {
-      for (std::int64_t i = 0; i < count; ++i) rows[i] = angles.cached_row(positions[i]);
+      for (std::int64_t i = 0; i < count; ++i) {
+        float* row = gathered_rows.data() + static_cast<std::size_t>(i) * row_floats;
+        for (std::int64_t j = 0; j < pairs; ++j) {
+          const float* from = stream_rows[call.pair_streams[j]][i];
+          row[j] = from[j];
+          row[pairs + j] = from[pairs + j];
+        }
+        rows[i] = row;
+      }
     }
     for (const rope_tensor* t : {&call.q, &call.k}) {
       if (t->heads == 0) continue;
@@ -194,12 +223,21 @@ status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype stor
     return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
                    std::to_string(spec.rotary_dim));
   }
+  if (const std::string problem = stream_layout_problem(spec.streams, spec.rotary_dim); !problem.empty())
+    return invalid("spec stream layout: " + problem);
+  const std::int32_t streams = spec.streams.streams();
+  if (positions.size() % static_cast<std::size_t>(streams) != 0)
+    return invalid(std::to_string(positions.size()) + " positions do not split into " +
+                   std::to_string(streams) + " streams");
   std::int64_t max_position = 0;
   for (const std::int64_t m : positions) max_position = std::max(max_position, m + 1);
   auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
-  const rope_call call = make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
-                                   packed_tensor(x, y, heads, spec.head_dim), {}, dir);
+  const std::vector<std::int32_t> map = pair_streams(spec.streams, spec.rotary_dim);
+  const rope_call call = with_streams(
+      make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
+                packed_tensor(x, y, heads, spec.head_dim), {}, dir),
+      positions, streams, map);
   return kernel.apply(call, *angles.value);
 }
 

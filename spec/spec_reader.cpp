@@ -288,12 +288,12 @@ void read_mrope(const json& block, const std::string& prefix, std::string_view s
         return v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= (1 << 20);
       }))
     f::fail(source, field, *section, "is not three positive integers (temporal, height, width pairs)");
-  for (const json& v : *section) spec.mrope.section.push_back(static_cast<int>(v.get<std::int64_t>()));
-  for (int n : spec.mrope.section) total += n;
+  for (const json& v : *section) spec.streams.section.push_back(static_cast<int>(v.get<std::int64_t>()));
+  for (int n : spec.streams.section) total += n;
   if (total != spec.rotary_dim / 2)
     f::fail(source, field, *section,
             fmt::format("sums to {} pairs, not rotary_dim/2 = {}", total, spec.rotary_dim / 2));
-  spec.mrope.interleaved = interleaved.value_or(false);
+  spec.streams.rule = interleaved.value_or(false) ? stream_rule::mrope_interleaved : stream_rule::mrope_sections;
 }
 
 std::optional<scaling_convention> convention_named(const std::string& name) {
