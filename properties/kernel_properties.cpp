@@ -19,6 +19,7 @@ const std::vector<kernel_property_definition>& catalog() {
     std::vector<kernel_property_definition> v;
     for (const auto& p : accuracy_properties()) v.push_back(p);
     for (const auto& p : exactness_properties()) v.push_back(p);
+    for (const auto& p : stream_properties()) v.push_back(p);
     return v;
   }();
   return all;
@@ -133,6 +134,10 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   }
   if (!kernel.supports(storage)) {
     skipped.detail = "skipped: the kernel does not support dtype " + skipped.dtype;
+    return skipped;
+  }
+  if (definition->needs_streams && !kernel.multi_stream) {
+    skipped.detail = "skipped: the kernel takes one position stream per call (a C ABI v1 library)";
     return skipped;
   }
   if (property == "strategies_agree" && !has_other_strategy(kernel, storage)) {

@@ -21,11 +21,16 @@ struct kernel_property_definition {
   // names the violated bound and its inputs, and is what reports show (property_runner.cpp).
   void (*run_case)(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
                    observation& seen);
+  // Sends calls with several position streams: skipped for a kernel without them (a C-ABI v1
+  // library's, fast::kernel_info::multi_stream).
+  bool needs_streams = false;
 };
 
 // Properties measured against a bound (kernel_properties_accuracy.cpp).
 std::span<const kernel_property_definition> accuracy_properties();
 // Properties that hold bit for bit, or are about statuses (kernel_properties_exact.cpp).
 std::span<const kernel_property_definition> exactness_properties();
+// Properties of position streams, M-RoPE and 2-D vision (kernel_properties_streams.cpp).
+std::span<const kernel_property_definition> stream_properties();
 
 }  // namespace ropecheck::properties

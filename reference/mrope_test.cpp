@@ -4,10 +4,14 @@
 // by its own stream's position only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <random>
 
 #include "reference/real.h"
 #include "reference/rope_forms.h"
+#include "reference/double_tier.h"
 #include "reference/frequencies.h"
 #include "reference/test_support.h"
 #include "spec/spec_reader.h"
@@ -123,6 +127,49 @@ TEST(ReferenceVisionRope, EachPairTurnsByItsAxisAtItsFrequency) {
         EXPECT_LE(mp_real(abs(y[a] - want[a]) + abs(y[b] - want[b])) / scale, tight_tolerance)
             << to_string(rule) << " " << to_string(pair) << " pair " << j;
       }
+    }
+  }
+}
+
+// The double tier with streams: equal streams give 1-D RoPE's very row; distinct streams rotate
+// within the tier's bound (3·2^-53·‖pair‖ per output, double_tier.h) of the 256-bit form.
+TEST(DoubleTierStreams, RowsComeFromEachPairsStreamWithinTheTiersBound) {
+  std::mt19937_64 rng(23);
+  rope_spec vision;
+  vision.head_dim = vision.rotary_dim = 80;
+  vision.pair = pairing::adjacent;
+  vision.streams.rule = stream_rule::vision_alternating;
+  for (const rope_spec& spec : {read_spec(configs + "Qwen2.5-VL-7B-Instruct.json"),
+                                read_spec(configs + "Qwen3-VL-8B-Instruct.json"), vision}) {
+    const int streams = spec.streams.streams();
+    const std::vector<std::int64_t> p = streams == 3 ? std::vector<std::int64_t>{3, 17, 42}
+                                                     : std::vector<std::int64_t>{17, 42};
+    const double_tier tier(spec, p);
+    const auto params = params_from_spec<mp_real>(spec);
+    const auto x = random_vector(rng, spec.head_dim);
+    std::vector<double> xd(x.size()), y(x.size()), row(static_cast<std::size_t>(spec.rotary_dim));
+    for (std::size_t i = 0; i < x.size(); ++i) xd[i] = x[i].convert_to<double>();
+    tier.stream_cos_sin(p, row);
+    tier.rotate(xd, row, y);
+    std::vector<mp_real> xm(xd.begin(), xd.end());
+    const auto want = rope_streams<mp_real>(xm, p, params, spec.streams);
+    for (int j = 0; j < spec.rotary_dim / 2; ++j) {
+      const auto [a, b] = pair_of(spec.pair, spec.rotary_dim, j);
+      const double r = std::hypot(xd[a], xd[b]);
+      EXPECT_LE(std::abs(y[a] - want[a].convert_to<double>()), double_tier_pair_error_bound * r * 1.0000001) << j;
+      EXPECT_LE(std::abs(y[b] - want[b].convert_to<double>()), double_tier_pair_error_bound * r * 1.0000001) << j;
+    }
+    // Equal streams: 1-D RoPE's row, bit for bit (M-RoPE keeps θ_j, so the 1-D tier is the spec's
+    // own without the layout).
+    if (streams == 3) {
+      rope_spec one_d = spec;
+      one_d.streams = {};
+      const double_tier flat(one_d, std::vector<std::int64_t>{17});
+      const double_tier same(spec, std::vector<std::int64_t>{17});
+      const std::vector<std::int64_t> equal = {17, 17, 17};
+      same.stream_cos_sin(equal, row);
+      const auto want_row = flat.cos_sin(17);
+      EXPECT_TRUE(std::equal(row.begin(), row.end(), want_row.begin()));
     }
   }
 }

@@ -52,5 +52,38 @@ TEST(StreamLayout, VisionMapsFollowTheModelingCode) {
   EXPECT_EQ(qwen.streams(), 2);
 }
 
+// --tower vision on the real configs: Qwen2.5-VL-7B's vision tower (hidden_size 1280 / 16
+// heads = 80, base 10000 fixed in modeling_qwen2_vl.py VisionRotaryEmbedding, rotate_half) and
+// Mistral-Small-3.1's Pixtral tower (head_dim 64, rope_theta 10000.0, modeling_pixtral.py
+// rotate_half over freqs[::2] rows then freqs[1::2] columns). The text model still reads as before.
+TEST(StreamLayout, VisionTowersReadFromTheirConfigs) {
+  const spec_options vision{"", "vision"};
+  const rope_spec qwen = read_spec(configs + "Qwen2.5-VL-7B-Instruct.json", vision);
+  EXPECT_EQ(qwen.head_dim, 80);
+  EXPECT_EQ(qwen.rotary_dim, 80);
+  EXPECT_EQ(qwen.base, 10000.0);
+  EXPECT_EQ(qwen.pair, pairing::half_split);
+  EXPECT_EQ(qwen.streams.rule, stream_rule::vision_rows_first);
+  EXPECT_EQ(qwen.scaling.type, scaling_type::none);
+  EXPECT_EQ(read_spec(configs + "Qwen2.5-VL-7B-Instruct.json").streams.rule, stream_rule::mrope_sections);
+  const rope_spec pixtral = read_spec(configs + "Mistral-Small-3.1-24B-Instruct-2503.json", vision);
+  EXPECT_EQ(pixtral.head_dim, 64);
+  EXPECT_EQ(pixtral.base, 10000.0);
+  EXPECT_EQ(pixtral.pair, pairing::half_split);
+  EXPECT_EQ(pixtral.streams.rule, stream_rule::vision_alternating);
+  const rope_spec text = read_spec(configs + "Mistral-Small-3.1-24B-Instruct-2503.json");
+  EXPECT_EQ(text.head_dim, 128);
+  EXPECT_EQ(text.base, 1e9);
+  EXPECT_FALSE(text.streams.multi());
+  // A config without a vision tower, and an unknown tower, are refused by name.
+  try {
+    read_spec(configs + "Llama-3.1-8B.json", vision);
+    ADD_FAILURE() << "read a vision tower from a text-only config";
+  } catch (const spec_error& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'vision_config'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_spec(configs + "Llama-3.1-8B.json", spec_options{"", "audio"}), spec_error);
+}
+
 }  // namespace
 }  // namespace ropecheck
