@@ -243,7 +243,7 @@ TEST_F(CliTest, MRopeTakesThreePositionStreams) {
   for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
     const auto r = run_on_seed000(command, "mrope.json");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
-    EXPECT_NE(r.output.find(path("pos.npy") + ": field 'shape': is not [3, tokens] or [3, batch, tokens]"),
+    EXPECT_NE(r.output.find(path("pos.npy") + ": shape: is not [3, tokens] or [3, batch, tokens]"),
               std::string::npos)
         << r.output;
     EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << command;
@@ -251,11 +251,13 @@ TEST_F(CliTest, MRopeTakesThreePositionStreams) {
   const std::vector<double> text = {0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4};
   write_npy(path("text.npy"), from_float64(text, {3, 5}, dtype::int64));
   ASSERT_EQ(run_on_seed000("reference", "mrope.json", "text.npy").exit_code, 0);
-  const auto streams_y = read_tensor(path("out.npy"), std::nullopt, std::nullopt).values<double>();
-  const std::vector<double> one_d(streams_y.begin(), streams_y.end());
+  const tensor streams_y = read_tensor(path("out.npy"), std::nullopt, std::nullopt);
+  const auto streams_values = streams_y.values<double>();
+  const std::vector<double> one_d(streams_values.begin(), streams_values.end());
   ASSERT_EQ(run_on_seed000("reference", "spec.json").exit_code, 0);
-  const auto flat_y = read_tensor(path("out.npy"), std::nullopt, std::nullopt).values<double>();
-  EXPECT_EQ(one_d, std::vector<double>(flat_y.begin(), flat_y.end()));
+  const tensor flat_y = read_tensor(path("out.npy"), std::nullopt, std::nullopt);
+  const auto flat_values = flat_y.values<double>();
+  EXPECT_EQ(one_d, std::vector<double>(flat_values.begin(), flat_values.end()));
 
   // An image after text: (t, h, w) differ per token; batched [3, 2, 5] as well.
   const std::vector<double> image = {0, 1, 2, 2, 2, 0, 1, 2, 2, 3, 0, 1, 2, 3, 2};
