@@ -38,10 +38,10 @@ inline constexpr double unfused_output_coefficient = 2.7072;
 inline constexpr double fused_pair_coefficient = 2.5732;
 
 // §4. The double-precision cos/sin stage before the float32 rounding (fast/cos_sin.h): the
-// quarter-turn reduction (≤ 2.4·2^-53 in r) and the polynomials (≤ 1.7·2^-53), or for
-// |hi| ≥ 2^45 SLEEF's sincos_u35 (≤ 3.5 ulp) and its first-order correction for lo (≤ 1.5 ulp):
-// ≤ 5·2^-53 per value, ≤ √2·5·2^-53 < 2^-50 for the pair as a vector; times r. The fallback's
-// truncation, lo²/2 with |lo| ≤ |m|·θ_j·2^-53, is added by double_stage_truncation().
+// quarter-turn reduction (≤ 2.4·2^-53 in r) and the polynomials (≤ 1.7·2^-53): ≤ 4.1·2^-53 per
+// value, ≤ √2·5·2^-53 < 2^-50 for the pair as a vector; times r. No kernel angle reaches
+// |hi| ≥ 2^45 (fast/cos_sin.h; such arguments give NaN). double_stage_truncation(), lo²/2 with
+// |lo| ≤ |m|·θ_j·2^-53, the term a first-order lo correction would leave, is kept on top.
 inline constexpr double cos_sin_double_stage = 0x1p-50;
 
 // §4. Every second-order term (products of two u-sized relative errors, at most 4u² = 2^-46)
@@ -119,7 +119,8 @@ inline double frequency_angle_error(std::int64_t position, double theta) {
   return std::fabs(static_cast<double>(position)) * theta * 0x1p-53;
 }
 
-// §4. cos(hi + lo) ≈ cos hi − lo·sin hi drops lo²/2 per value; √2 of that for the pair.
+// §4. cos(hi + lo) ≈ cos hi − lo·sin hi drops lo²/2 per value; √2 of that for the pair. The
+// quarter-turn path adds lo into r instead; the term (< 2^-60 at |m| ≤ 2^24) is kept anyway.
 inline double double_stage_truncation(std::int64_t position, double theta) {
   const double lo = frequency_angle_error(position, theta);  // |lo| ≤ ulp(hi)/2 ≤ |m|·θ_j·2^-53
   return lo * lo;
@@ -210,6 +211,22 @@ inline double round_trip_bound(double forward_pair_bound, double inverse_output_
 // §10. Two kernels each within their bound of the exact value agree within the sum.
 inline double agreement_bound(double first_output_bound, double second_output_bound) {
   return first_output_bound + second_output_bound;
+}
+
+// §18. The one-rounding kernels (fast/precise_rotation.h: rotation in float64, each output
+// rounded once to its storage dtype): |y − y_exact| ≤ ½·ulp(y_exact) + 2^-40·A·r, for every
+// position (the angle m·θ_j is taken exactly). ulp is numeric/ulp.h's, taken at the exact
+// value; it never decreases with |v|, so any `exact_magnitude` ≥ |y_exact| (an oracle's value
+// plus its own error) gives a sound bound. The 2^-40 slack is twice the float64 stage's error
+// (≤ 12·2^-53·A·r, §18) — the second of the two roundings, absorbed — with room to spare; the
+// absolute 2^-1000 covers float64's own underflow (values below 2^-1022), far below every
+// storage dtype's smallest subnormal.
+inline constexpr double rounded_once_slack = 0x1p-40;
+inline constexpr double rounded_once_underflow = 0x1p-1000;
+inline double rounded_once_output_bound(dtype storage, double pair_norm, double exact_magnitude,
+                                        const attention_scale& a) {
+  return ulp_of(std::fabs(exact_magnitude), storage) / 2 +
+         rounded_once_slack * a.factor * pair_norm + rounded_once_underflow;
 }
 
 // §11. The reference forms (266-bit MPFR) agree with one another, and satisfy every algebraic

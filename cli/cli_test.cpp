@@ -286,7 +286,7 @@ TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   ASSERT_EQ(kernels.exit_code, 0);
   const auto listed = nlohmann::json::parse(kernels.output);
   ASSERT_TRUE(listed.is_array());
-  ASSERT_EQ(listed.size(), 4u);
+  ASSERT_EQ(listed.size(), 6u);  // the four float32 kernels and the one-rounding pair
   for (const auto& k : listed) {
     EXPECT_TRUE(k.at("name").is_string() && k.at("description").is_string());
     EXPECT_TRUE(k.at("strategy") == "cache" || k.at("strategy") == "on_the_fly");
@@ -297,7 +297,8 @@ TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
                 path("pos.npy") + " --out " + path("ref.npy")).exit_code, 0);
   const tensor reference_output = read_tensor(path("ref.npy"));
   const auto expected = reference_output.values<double>();
-  for (const char* kernel : {"cache_simd", "on_the_fly_simd", "cache_scalar", "on_the_fly_scalar"}) {
+  for (const char* kernel : {"cache_simd", "on_the_fly_simd", "cache_scalar", "on_the_fly_scalar",
+                             "precise_simd", "precise_scalar"}) {
     const auto r = run(std::string("apply --kernel ") + kernel + " --spec " + path("spec.json") +
                        " --x " + path("xq.npy") + " --pos " + path("pos.npy") + " --out " +
                        path("y.npy"));

@@ -1,18 +1,25 @@
 // ropecheck gate [--kernel NAME]... [--profile quick|deep] [--seed N] [--baseline OLD.json]
-//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [REPORT FLAGS]
+//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [--shard I/N] [REPORT FLAGS]
+// ropecheck report IN.json [REPORT FLAGS] | report merge A.json B.json ... [REPORT FLAGS]
 // Runs the property suite (properties/kernel_properties.h, the code the ctest suite runs) and
 // the fixtures (seed 000, golden vectors) on the named built-in kernels, default all of them.
 // --mutants also runs the same checks (plus the dynamic-NTK fixture) on every deliberately
 // wrong kernel of mutants/ and passes only if every correct kernel passes and every mutant is
 // killed; --mutant NAME picks mutants (and gates built-ins only if --kernel names them).
+// --shard I/N (or GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS, issue #17 §1) runs block I of N of every
+// property's cases, and in shard 0 the fixtures and mutants; `report merge` (reports/gate_merge.h)
+// joins the N reports into the unsharded run's.
 // Exit 0 pass, 1 gate failed, 2 bad input or usage.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "abi/kernel_library.h"
@@ -30,7 +37,9 @@
 #include "bounds/error_bounds.h"
 #include "properties/frequency_properties.h"
 #include "properties/kernel_properties.h"
+#include "properties/property_runner.h"
 #include "reports/audit_report.h"
+#include "reports/gate_merge.h"
 
 #ifndef ROPECHECK_VERSION
 #define ROPECHECK_VERSION "unknown"
@@ -42,8 +51,59 @@ namespace {
 struct command_gate_options {
   gate_options gate;
   std::string seed_text = std::to_string(properties::default_seed);  // --seed, parsed strictly
+  std::string shard_text;  // --shard I/N
   reports::report_paths paths;
 };
+
+// A shard index or count: 1 to 9 decimal digits (no sign, no space).
+int shard_number(std::string_view name, std::string_view text, std::string_view whole) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos)
+    throw bad_input(name, "is not I/N with 0 <= I < N (decimal integers)", whole);
+  return std::stoi(std::string(text));
+}
+
+// The shard from --shard I/N and from the GoogleTest/Bazel sharding protocol
+// (GTEST_SHARD_INDEX, GTEST_TOTAL_SHARDS: both or neither); both given must agree.
+std::pair<int, int> resolve_shard(const std::string& flag) {
+  std::optional<std::pair<int, int>> from_flag, from_env;
+  if (!flag.empty()) {
+    const auto slash = flag.find('/');
+    if (slash == std::string::npos) throw bad_input("--shard", "is not I/N", flag);
+    from_flag = {shard_number("--shard", flag.substr(0, slash), flag),
+                 shard_number("--shard", flag.substr(slash + 1), flag)};
+    if (from_flag->second < 1 || from_flag->first >= from_flag->second)
+      throw bad_input("--shard", "is not I/N with 0 <= I < N", flag);
+  }
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  if ((index != nullptr) != (total != nullptr))
+    throw bad_input(index != nullptr ? "GTEST_SHARD_INDEX" : "GTEST_TOTAL_SHARDS",
+                    fmt::format("is set without {}", index != nullptr ? "GTEST_TOTAL_SHARDS" : "GTEST_SHARD_INDEX"),
+                    index != nullptr ? index : total);
+  if (index != nullptr) {
+    from_env = {shard_number("GTEST_SHARD_INDEX", index, index),
+                shard_number("GTEST_TOTAL_SHARDS", total, total)};
+    if (from_env->second < 1 || from_env->first >= from_env->second)
+      throw bad_input("GTEST_SHARD_INDEX", fmt::format("is not below GTEST_TOTAL_SHARDS ({})", total), index);
+  }
+  if (from_flag && from_env && *from_flag != *from_env)
+    throw bad_input("--shard", fmt::format("disagrees with GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS = {}/{}",
+                                           from_env->first, from_env->second),
+                    flag);
+  if (from_flag) return *from_flag;
+  if (from_env) return *from_env;
+  return {0, 1};
+}
+
+// The protocol's GTEST_SHARD_STATUS_FILE: created (or touched) to tell the runner that this
+// program shards.
+void touch_shard_status_file() {
+  const char* path = std::getenv("GTEST_SHARD_STATUS_FILE");
+  if (path == nullptr || *path == '\0') return;
+  std::FILE* f = std::fopen(path, "a");
+  if (f == nullptr || std::fclose(f) != 0)
+    throw io_error(path, "GTEST_SHARD_STATUS_FILE", "cannot be created", path);
+}
 
 
 // The command that gates `kernel` again with the same cases: complete (a kernel of a
@@ -149,10 +209,6 @@ std::vector<reports::fixture_outcome> apply_baseline(reports::gate_report& now,
   }
   return rows;
 }
-
-// A property outcome counts against the verdict unless it passed, is a known failure, or did
-// not run.
-bool counts_as_failure(const reports::property_outcome& p) { return !p.passed && p.status.empty(); }
 
 // A fixture name without its "/<kernel>" segment, e.g. "golden/llama31-8b-llama3/float32 (…)".
 std::string without_kernel(const std::string& fixture, std::string_view kernel) {
@@ -310,10 +366,27 @@ reports::gate_report run_gate_report(const gate_options& o) {
   std::int64_t max_position = o.max_position;
   if (contract.max_position > 0)
     max_position = max_position > 0 ? std::min(max_position, contract.max_position) : contract.max_position;
+  if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+    throw bad_input("--shard", "is not I/N with 0 <= I < N",
+                    fmt::format("{}/{}", o.shard_index, o.shard_count));
+  const bool sharded = o.shard_count > 1;
+  if (sharded && !o.baseline.empty())
+    throw bad_input("--baseline", "compares whole runs, not one shard: merge the shards "
+                    "(ropecheck report merge) and gate unsharded against it, or drop --shard",
+                    o.baseline);
+  if (sharded && !properties::settings_from_rc_params(properties::profile::quick, 0, "").reproduce.empty())
+    throw bad_input("--shard", "RC_PARAMS reproduce=... replays one case: run it without sharding",
+                    fmt::format("{}/{}", o.shard_index, o.shard_count));
   properties::check_options checks;
   checks.contract = &contract;
   checks.max_position = max_position;
   checks.properties = o.properties;
+  checks.shard_index = o.shard_index;
+  checks.shard_count = o.shard_count;
+  // The mutants run whole, in shard 0 (their verdict is a kill, not a sum of cases).
+  properties::check_options mutant_checks = checks;
+  mutant_checks.shard_index = 0;
+  mutant_checks.shard_count = 1;
 
   // Candidates: in-process kernels, else the kernels of --kernel-lib libraries, else the built-ins.
   std::vector<abi::kernel_library> libraries;
@@ -374,12 +447,17 @@ reports::gate_report run_gate_report(const gate_options& o) {
   report.max_position = max_position;
   report.selected_properties = o.properties;
   report.baseline = o.baseline;
+  report.shard_index = o.shard_index;
+  report.shard_count = o.shard_count;
   const fixtures::output_bound_fn bound = fixture_output_bound(contract);
-  // --property runs those properties only: the fixtures are not run either.
-  const bool run_fixtures = o.properties.empty();
+  // --property runs those properties only: the fixtures are not run either. The fixtures are
+  // not random: shard 0 runs them all, the other shards none.
+  const bool run_fixtures = o.properties.empty() && o.shard_index == 0;
+  if (o.shard_index != 0) mutant_list.clear();
   for (const auto& [kernel, library] : kernels) {
-    fmt::print(stderr, "gate: {} — properties ({} profile, contract {})\n", kernel->name, o.profile,
-               contract.name);
+    fmt::print(stderr, "gate: {} — properties ({} profile, contract {}{})\n", kernel->name, o.profile,
+               contract.name,
+               sharded ? fmt::format(", shard {}/{}", o.shard_index, o.shard_count) : std::string());
     auto outcome = run_properties(*kernel, o, checks, library);
     if (run_fixtures) {
       fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
@@ -391,20 +469,11 @@ reports::gate_report run_gate_report(const gate_options& o) {
     }
     report.kernels.push_back(std::move(outcome));
   }
-  for (const auto* m : mutant_list) report.mutants.push_back(run_mutant(*m, o, checks, bound));
+  for (const auto* m : mutant_list) report.mutants.push_back(run_mutant(*m, o, mutant_checks, bound));
   std::vector<reports::fixture_outcome> regressions;
   if (baseline) regressions = apply_baseline(report, *baseline, o.baseline);
   // The verdicts, after the ratchet has marked known failures.
-  report.passed = true;
-  for (auto& k : report.kernels) {
-    k.passed = std::none_of(k.properties.begin(), k.properties.end(), counts_as_failure);
-    const std::string segment = "/" + k.name + "/";
-    for (const auto& f : report.fixtures)
-      if (!f.passed && f.name.find(segment) != std::string::npos) k.passed = false;
-    report.passed = report.passed && k.passed;
-  }
-  for (const auto& f : report.fixtures) report.passed = report.passed && f.passed;
-  for (const auto& m : report.mutants) report.passed = report.passed && m.killed;
+  reports::judge(report);
   for (auto& r : regressions) {
     report.passed = report.passed && r.passed;
     report.fixtures.push_back(std::move(r));
@@ -416,12 +485,14 @@ namespace {
 
 int run_gate(command_gate_options o) {
   o.gate.seed = parse_uint64_flag("--seed", o.seed_text);
+  std::tie(o.gate.shard_index, o.gate.shard_count) = resolve_shard(o.shard_text);
   // Every output path is checked before minutes of work (io/output_paths.h).
   std::vector<flagged_path> inputs = {{"--baseline", o.gate.baseline}};
   for (const auto& path : o.gate.kernel_libraries) inputs.push_back({"--kernel-lib", path});
   if (o.gate.contract.find('/') != std::string::npos || o.gate.contract.ends_with(".json"))
     inputs.push_back({"--contract", o.gate.contract});
   check_report_outputs(o.paths, inputs);
+  touch_shard_status_file();
   const reports::gate_report report = run_gate_report(o.gate);
   fmt::print("{}", reports::render_terminal(report));
   reports::write_report_files(report, o.paths);
@@ -460,22 +531,28 @@ void add_gate_command(CLI::App& app, int& exit_status) {
                 "also gate every deliberately wrong kernel (mutants/); pass only if all are killed");
   cmd->add_option("--mutant", o->mutant_names,
                   "gate this mutant (repeatable; built-ins only if --kernel names them)");
+  cmd->add_option("--shard", options->shard_text,
+                  "run block I of N of every property's cases (I/N, 0 <= I < N; shard 0 also runs "
+                  "the fixtures and mutants); `report merge` joins the N reports. Default: "
+                  "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set");
   add_report_flags(*cmd, options->paths);
   cmd->callback([options, &exit_status] { exit_status = run_gate(*options); });
 }
 
 void add_report_command(CLI::App& app, int& exit_status) {
   struct report_options {
-    std::string input;
+    std::vector<std::string> inputs;
     reports::report_paths paths;
   };
   auto o = std::make_shared<report_options>();
-  CLI::App* cmd = app.add_subcommand("report", "Render a saved JSON report again");
-  cmd->add_option("IN.json", o->input, "a report written with --json")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Render a saved JSON report again; `report merge A.json B.json …` joins the shard "
+                "reports of one sharded gate run (gate --shard I/N) into one report");
+  cmd->add_option("IN.json", o->inputs,
+                  "a report written with --json; or `merge` and the shards' gate reports")
+      ->required();
   add_report_flags(*cmd, o->paths);
   cmd->callback([o, &exit_status] {
-    check_report_outputs(o->paths, {{"IN.json", o->input}});
-    const nlohmann::json j = read_json_file(o->input);  // io_error names file and field
     // The saved verdict is the exit code, as for the run that wrote it: a CI step that
     // re-renders a failed report must not turn green.
     const auto render = [&](const auto& report) {
@@ -483,10 +560,27 @@ void add_report_command(CLI::App& app, int& exit_status) {
       reports::write_report_files(report, o->paths);
       return report.passed ? exit_pass : exit_failed;
     };
+    const bool merge = o->inputs.front() == "merge";
+    std::vector<flagged_path> inputs;
+    for (std::size_t i = merge ? 1 : 0; i < o->inputs.size(); ++i) inputs.push_back({"IN.json", o->inputs[i]});
+    if (merge && inputs.empty()) throw bad_input("report merge", "needs the shards' reports", "");
+    if (!merge && inputs.size() > 1)
+      throw bad_input("report", "renders one report (merge shards with `report merge A.json B.json …`)",
+                      o->inputs[1]);
+    check_report_outputs(o->paths, inputs);
+    if (merge) {
+      std::vector<std::pair<std::string, reports::gate_report>> shards;
+      for (std::size_t i = 1; i < o->inputs.size(); ++i)
+        shards.emplace_back(o->inputs[i], saved_report(read_json_file(o->inputs[i]), o->inputs[i],
+                                                       reports::gate_report_from_json));
+      exit_status = render(reports::merge_gate_reports(shards));
+      return;
+    }
+    const nlohmann::json j = read_json_file(o->inputs.front());  // io_error names file and field
     if (j.is_object() && j.value("report", "") == "audit")
-      exit_status = render(saved_report(j, o->input, reports::audit_report_from_json));
+      exit_status = render(saved_report(j, o->inputs.front(), reports::audit_report_from_json));
     else
-      exit_status = render(saved_report(j, o->input, reports::gate_report_from_json));
+      exit_status = render(saved_report(j, o->inputs.front(), reports::gate_report_from_json));
   });
 }
 

@@ -30,6 +30,10 @@ struct gate_options {
   std::vector<std::string> properties;        // --property (empty: all)
   bool mutants = false;
   std::vector<std::string> mutant_names;
+  // --shard I/N (or GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS): block I of N of every property's
+  // cases; shard 0 also runs the fixtures and the mutants. 0/1: everything.
+  int shard_index = 0;
+  int shard_count = 1;
 };
 
 // A contract by catalog name (bounds/accuracy_contracts.h), or read from a JSON file:

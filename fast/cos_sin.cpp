@@ -1,15 +1,12 @@
-// Dispatch between the AVX2 and portable cos/sin rows; the portable path is the operation
-// list of cos_sin.h written with scalars.
+// The portable cos/sin rows: the operation list of cos_sin.h written with scalars (the SIMD
+// path, cos_sin_simd.cpp, performs the same operations lane by lane).
 #include "fast/cos_sin.h"
-
-#include <sleef.h>
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <hwy/targets.h>
+#include <limits>
 
-#include "fast/cos_sin_avx2.h"
 #include "fast/cos_sin_polynomial.h"
 
 namespace ropecheck::fast {
@@ -23,7 +20,7 @@ struct sin_cos {
   double cos;
 };
 
-// c[0]·z^(n−1) + … + c[n−1] by Horner's rule, one FMA per step (as cos_sin_avx2.cpp).
+// c[0]·z^(n−1) + … + c[n−1] by Horner's rule, one FMA per step (as cos_sin_simd.cpp).
 template <std::size_t n>
 double horner(double z, const double (&c)[n]) {
   double acc = c[0];
@@ -31,7 +28,7 @@ double horner(double z, const double (&c)[n]) {
   return acc;
 }
 
-// cos_sin_avx2.cpp's sin_cos_reduced, one lane: the same operations in the same order.
+// cos_sin_simd.cpp's cos_sin_lanes, one lane: the same operations in the same order.
 sin_cos sin_cos_reduced(double hi, double lo) {
   const double quarter_turns = std::nearbyint(hi * k::two_over_pi);
   double r = std::fma(-quarter_turns, k::half_pi_hi, hi);
@@ -46,10 +43,12 @@ sin_cos sin_cos_reduced(double hi, double lo) {
   return {(q & 2) != 0 ? -sin_q : sin_q, ((q + 1) & 2) != 0 ? -cos_q : cos_q};
 }
 
+// At or beyond the reduction limit (or not finite) the quadrant count is not exact: NaN, as
+// the SIMD path gives; no kernel angle gets there (cos_sin.h).
 sin_cos sin_cos_of(double hi, double lo) {
   if (std::fabs(hi) < k::reduction_limit) return sin_cos_reduced(hi, lo);
-  const Sleef_double2 sleef = Sleef_sincos_u35(hi);  // x: sin, y: cos
-  return {sleef.x + lo * sleef.y, sleef.y - lo * sleef.x};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {nan, nan};
 }
 
 }  // namespace
@@ -67,17 +66,6 @@ void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t coun
       row[j] = static_cast<float>(x.cos * attention_factor);
       row[pairs + j] = static_cast<float>(x.sin * attention_factor);
     }
-  }
-}
-
-void fill_cos_sin_rows(const std::int64_t* positions, std::int64_t count, const double* theta,
-                       std::int64_t pairs, double attention_factor, float* rows) {
-  // Highway's AVX2 target bit means AVX2+FMA+F16C+BMI2 are present (AVX3 implies them).
-  static const bool has_avx2 = (hwy::SupportedTargets() & (HWY_AVX2 | HWY_AVX3)) != 0;
-  if (has_avx2) {
-    detail::fill_cos_sin_rows_avx2(positions, count, theta, pairs, attention_factor, rows);
-  } else {
-    fill_cos_sin_rows_portable(positions, count, theta, pairs, attention_factor, rows);
   }
 }
 

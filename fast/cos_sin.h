@@ -10,10 +10,12 @@
 // float ulp, so each cos/sin is within ~1.03× of the correctly rounded float even at m = 2^24
 // (the input-precision limit is θ_j's own rounding to double: |m|·θ_j·2^-53 rad). The
 // peers' float(m)·float(θ) then sinf/cosf recipe instead loses ~1% at m = 131072.
-// Why not SLEEF's sincos: its general reduction (any |x| < 1e14, 3.5 ulp) cost ~1.9 ns per
-// value here, which kept the on-the-fly kernels short of memory speed in 16-bit storage; the
-// quarter-turn reduction above is exact enough for every kernel angle (|hi| < 2^45) and about
-// three times cheaper. SLEEF still takes the (unreachable) larger arguments.
+// Why not a general sincos (SLEEF's: any |x| < 1e14, 3.5 ulp, ~1.9 ns per value here): the
+// quarter-turn reduction above is exact enough for every angle below reduction_limit = 2^45
+// and about three times cheaper, and no kernel angle reaches 2^45: positions are |m| <= 2^31
+// (kernels.cpp, status out_of_range) and rope_angles::prepare refuses |θ_j| > 2^13
+// (max_inverse_frequency, rope_angles.h), so |m·θ_j| <= 2^44. Beyond the limit, or for a
+// non-finite m·θ_j, the value is NaN (fast/cos_sin_test.cpp checks both sides).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +23,9 @@
 namespace ropecheck::fast {
 
 // Row i (at rows + i·2·pairs) gets cos of pairs 0..pairs-1 then sin of pairs 0..pairs-1 for
-// positions[i]. Four values at a time with AVX2+FMA when the CPU has them, else one at a time;
-// the two paths perform the same operations and give the same bits.
+// positions[i]. A vector of values at a time on AVX2 / AVX-512 (Highway's dynamic dispatch,
+// capped by use_simd_target, cos_sin_simd.cpp), else one at a time; every path performs the
+// same operations and gives the same bits.
 void fill_cos_sin_rows(const std::int64_t* positions, std::int64_t count, const double* theta,
                        std::int64_t pairs, double attention_factor, float* rows);
 

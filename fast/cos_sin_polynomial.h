@@ -1,6 +1,6 @@
 // cos_sin_polynomial: the constants of the fast kernels' double sin/cos (cos_sin.h), shared by
-// the AVX2 and portable paths so both evaluate the same operations on the same numbers and
-// agree bit for bit. Constants only: the AVX2 translation unit may include it (cos_sin_avx2.h).
+// the SIMD (cos_sin_simd.cpp) and portable (cos_sin.cpp) paths so both evaluate the same
+// operations on the same numbers and agree bit for bit.
 //
 // Reduction by quarter turns, Cody–Waite with FMA (Muller, "Elementary Functions", §11.2):
 //   k = nearest(x · 2/π),  r = fma(−k, π/2_hi, x) then fma(−k, π/2_lo, ·)
@@ -19,8 +19,8 @@ inline constexpr double two_over_pi = 0x1.45f306dc9c883p-1;
 inline constexpr double half_pi_hi = 0x1.921fb54442d18p+0;
 inline constexpr double half_pi_lo = 0x1.1a62633145c07p-54;
 
-// Arguments at or beyond this magnitude take SLEEF's general sincos instead (the quadrant
-// count must stay exact in a double's integer bits); kernel angles never get near it.
+// Arguments at or beyond this magnitude give NaN (the quadrant count and each k·π/2_part must
+// stay exact); kernel angles stay below 2^44 (cos_sin.h, rope_angles.h).
 inline constexpr double reduction_limit = 0x1p45;
 
 // S(z) = −1/3! + z·(1/5! − z·(… ± z/15!)),  C(z) = −1/2! + z·(1/4! − z·(… ± z/16!)): the Taylor

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "fast/call_checks.h"
 #include "fast/cos_sin.h"
+#include "fast/precise_rotation.h"
 #include "fast/rotation.h"
 #include "spec/stream_layout.h"
 
@@ -18,6 +20,10 @@ namespace ropecheck::fast {
 namespace {
 
 using rotate_fn = void (*)(const detail::rotation_chunk&);
+// Where a precise kernel's double cos/sin rows come from (precise_rotation.h); null for the
+// float32 kernels.
+using precise_rows_fn = void (*)(const std::int64_t*, std::int64_t, const double*, std::int64_t,
+                                 double, double*);
 
 // Outputs this large (per call) are written with non-temporal stores when aligned: well past
 // the per-core L2 and half this machine's L3, the data would be evicted before reuse anyway.
@@ -60,8 +66,53 @@ std::string list_names(std::span<const dtype> dtypes) {
   return s;
 }
 
-status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
-           const rope_angles& angles) {
+// The precise kernels' reduction is exact only for |m·θ_j| < 2^45 (precise_rotation.h).
+status check_precise_angles(const rope_call& call, const rope_angles& angles) {
+  double largest_theta = 0;
+  for (const double theta : angles.frequencies().inverse_frequencies)
+    largest_theta = std::max(largest_theta, std::fabs(theta));
+  for (std::int32_t stream = 0; stream < call.position_streams; ++stream) {
+    for (std::int64_t i = 0; i < call.tokens; ++i) {
+      const std::int64_t m = position_at(call, i, stream);
+      if (std::fabs(static_cast<double>(m)) * largest_theta >= detail::precise_angle_limit) {
+        return status::error(status_code::out_of_range,
+                             "positions[" + std::to_string(stream) + "][" + std::to_string(i) +
+                                 "] = " + std::to_string(m) +
+                                 " times the largest inverse frequency reaches 2^45, beyond the "
+                                 "exact range of the precise kernels' reduction");
+      }
+    }
+  }
+  return status::success();
+}
+
+template <typename T>
+void grow_to(std::vector<T>& buffer, std::size_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+}
+
+// One row per token for the rotation: the stream's own row with one stream, else pair j's cos
+// and sin copied from the row of stream pair_streams[j] into `gathered`.
+template <typename T>
+void select_stream_rows(const rope_call& call, const T* const (&stream_rows)[max_position_streams][token_block],
+                        std::int64_t count, std::int64_t pairs, T* gathered, const T** rows) {
+  if (call.position_streams == 1) {
+    for (std::int64_t i = 0; i < count; ++i) rows[i] = stream_rows[0][i];
+    return;
+  }
+  for (std::int64_t i = 0; i < count; ++i) {
+    T* row = gathered + i * 2 * pairs;
+    for (std::int64_t j = 0; j < pairs; ++j) {
+      const T* from = stream_rows[call.pair_streams[j]][i];
+      row[j] = from[j];
+      row[pairs + j] = from[pairs + j];
+    }
+    rows[i] = row;
+  }
+}
+
+status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_rows,
+           const rope_call& call, const rope_angles& angles) {
   const std::string name(kernel.name);
   if (!kernel.supports(call.storage)) {
     return status::error(status_code::unsupported,
@@ -86,6 +137,9 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
                    std::to_string(angles.pairs()));
   }
   if (status s = check_positions(call, angles); !s.ok()) return s;
+  if (precise_rows != nullptr) {
+    if (status s = check_precise_angles(call, angles); !s.ok()) return s;
+  }
 
   const std::int64_t element = static_cast<std::int64_t>(size_of(call.storage));
   const std::int64_t pairs = angles.pairs();
@@ -93,25 +147,38 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
       (call.q.heads + call.k.heads) * call.tokens * call.head_dim * element;
   const bool large = call.rotary_dim == call.head_dim && output_bytes >= streaming_threshold_bytes;
 
-  const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly;
+  const bool precise = precise_rows != nullptr;
+  const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly && !precise;
   // Several position streams: each stream's rows are made exactly as for 1-D RoPE, then pair j
   // takes its cos and sin from the row of its stream (equal streams give 1-D RoPE's bits).
   const std::int32_t streams = call.position_streams;
-  const std::size_t row_floats = static_cast<std::size_t>(2 * pairs);
-  const std::size_t block_floats = static_cast<std::size_t>(token_block) * row_floats;
-  std::vector<float> computed_rows(on_the_fly ? block_floats * static_cast<std::size_t>(streams) : 0);
-  std::vector<float> gathered_rows(streams > 1 ? block_floats : 0);
+  const std::size_t row_values = static_cast<std::size_t>(2 * pairs);
+  const std::size_t block_values = static_cast<std::size_t>(token_block) * row_values;
+  const std::size_t stream_values = block_values * static_cast<std::size_t>(streams);
+  // Reused by the thread's later calls: a decode step's call would otherwise pay a malloc.
+  thread_local std::vector<float> computed_rows, gathered_rows;
+  thread_local std::vector<double> computed_precise_rows, gathered_precise_rows;
+  grow_to(computed_rows, on_the_fly ? stream_values : 0);
+  grow_to(gathered_rows, !precise && streams > 1 ? block_values : 0);
+  grow_to(computed_precise_rows, precise ? stream_values : 0);
+  grow_to(gathered_precise_rows, precise && streams > 1 ? block_values : 0);
   std::int64_t positions[token_block];
-  const float* rows[token_block];
-  const float* stream_rows[max_position_streams][token_block];
+  const float* rows[token_block] = {};
+  const double* rows64[token_block] = {};
+  const float* stream_rows[max_position_streams][token_block] = {};
+  const double* stream_rows64[max_position_streams][token_block] = {};
 
   for (std::int64_t first = 0; first < call.tokens; first += token_block) {
     const std::int64_t count = std::min(token_block, call.tokens - first);
     for (std::int32_t stream = 0; stream < streams; ++stream) {
       for (std::int64_t i = 0; i < count; ++i) positions[i] = position_at(call, first + i, stream);
-      if (on_the_fly) {
-        const rope_frequencies& f = angles.frequencies();
-        float* out = computed_rows.data() + static_cast<std::size_t>(stream) * block_floats;
+      const rope_frequencies& f = angles.frequencies();
+      if (precise) {
+        double* out = computed_precise_rows.data() + static_cast<std::size_t>(stream) * block_values;
+        precise_rows(positions, count, f.inverse_frequencies.data(), pairs, f.attention_factor, out);
+        for (std::int64_t i = 0; i < count; ++i) stream_rows64[stream][i] = out + i * 2 * pairs;
+      } else if (on_the_fly) {
+        float* out = computed_rows.data() + static_cast<std::size_t>(stream) * block_values;
         fill_cos_sin_rows(positions, count, f.inverse_frequencies.data(), pairs,
                           f.attention_factor, out);
         for (std::int64_t i = 0; i < count; ++i) stream_rows[stream][i] = out + i * 2 * pairs;
@@ -119,18 +186,10 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
         for (std::int64_t i = 0; i < count; ++i) stream_rows[stream][i] = angles.cached_row(positions[i]);
       }
     }
-    if (streams == 1) {
-      for (std::int64_t i = 0; i < count; ++i) rows[i] = stream_rows[0][i];
+    if (precise) {
+      select_stream_rows(call, stream_rows64, count, pairs, gathered_precise_rows.data(), rows64);
     } else {
-      for (std::int64_t i = 0; i < count; ++i) {
-        float* row = gathered_rows.data() + static_cast<std::size_t>(i) * row_floats;
-        for (std::int64_t j = 0; j < pairs; ++j) {
-          const float* from = stream_rows[call.pair_streams[j]][i];
-          row[j] = from[j];
-          row[pairs + j] = from[pairs + j];
-        }
-        rows[i] = row;
-      }
+      select_stream_rows(call, stream_rows, count, pairs, gathered_rows.data(), rows);
     }
     for (const rope_tensor* t : {&call.q, &call.k}) {
       if (t->heads == 0) continue;
@@ -140,11 +199,14 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
       chunk.inverse = call.dir == direction::inverse;
       chunk.in_place = detail::is_in_place(*t);
       chunk.allow_streaming = large && !chunk.in_place;
+      chunk.prefetch = output_bytes >= streaming_threshold_bytes;
       chunk.tokens = count;
+      chunk.prefetch_tokens = call.tokens - first;
       chunk.heads = t->heads;
       chunk.head_dim = call.head_dim;
       chunk.pairs = pairs;
       chunk.cos_sin_rows = rows;
+      chunk.precise_rows = rows64;
       chunk.input = static_cast<const std::byte*>(t->input) + first * t->input_token_stride * element;
       chunk.output = static_cast<std::byte*>(t->output) + first * t->output_token_stride * element;
       chunk.input_token_stride = t->input_token_stride;
@@ -160,10 +222,10 @@ status run(const kernel_info& kernel, rotate_fn rotate, const rope_call& call,
 // A built-in kernel's entry: the shared driver with its rotation loop. It finds its own
 // registry entry (names, dtypes, strategy) by its address, so the registry below is the one
 // place each kernel is described, its function beside its description.
-template <rotate_fn Rotate, angle_strategy Strategy>
+template <rotate_fn Rotate, angle_strategy Strategy, precise_rows_fn PreciseRows = nullptr>
 status apply_builtin(const void*, const rope_call& call, const rope_angles& angles);
 
-constexpr std::array<kernel_info, 4> registry{{
+constexpr std::array<kernel_info, 6> registry{{
     {"cache_simd",
      "float32 cos/sin table per position; AVX2/AVX-512 FMA rotation (Highway, runtime "
      "dispatch), scalar fallback",
@@ -182,14 +244,29 @@ constexpr std::array<kernel_info, 4> registry{{
      "FMA rotation",
      angle_strategy::on_the_fly, storage_dtypes, both_pairings,
      apply_builtin<detail::rotate_chunk_scalar, angle_strategy::on_the_fly>, nullptr},
+    {"precise_simd",
+     "one rounding per output: cos/sin per token in double (exact m*theta, quarter-turn "
+     "reduction), rotation in double, rounded once to storage; AVX2/AVX-512 FMA (Highway, "
+     "runtime dispatch), scalar fallback",
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
+     apply_builtin<detail::rotate_chunk_precise_simd, angle_strategy::on_the_fly,
+                   detail::fill_precise_cos_sin_rows>,
+     nullptr, true},
+    {"precise_scalar",
+     "one rounding per output: cos/sin per token in double (exact m*theta, quarter-turn "
+     "reduction), rotation in double, rounded once to storage; portable scalar FMA",
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
+     apply_builtin<detail::rotate_chunk_precise_scalar, angle_strategy::on_the_fly,
+                   detail::fill_precise_cos_sin_rows_portable>,
+     nullptr, true},
 }};
 
-template <rotate_fn Rotate, angle_strategy Strategy>
+template <rotate_fn Rotate, angle_strategy Strategy, precise_rows_fn PreciseRows>
 status apply_builtin(const void*, const rope_call& call, const rope_angles& angles) {
   static const kernel_info& self = *std::find_if(registry.begin(), registry.end(), [](const kernel_info& k) {
-    return k.entry == &apply_builtin<Rotate, Strategy>;
+    return k.entry == &apply_builtin<Rotate, Strategy, PreciseRows>;
   });
-  return run(self, Rotate, call, angles);
+  return run(self, Rotate, PreciseRows, call, angles);
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ struct kernel_info {
   // kernels; the C-ABI descriptor for a kernel loaded from a shared library).
   status (*entry)(const void* context, const rope_call& call, const rope_angles& angles);
   const void* context = nullptr;
+  // True for the kernels that round each output once from float64 (fast/precise_rotation.h):
+  // they compute other bits than the float32 kernels and promise the tighter bound of
+  // docs/error-bounds.md §18, which the property `rounded_once_within_half_ulp` checks.
+  bool rounds_once = false;
   // Serves calls with several position streams (M-RoPE, 2-D vision). A kernel library built
   // for C ABI v1 does not: it gets single-stream calls only, and the gate skips the stream
   // properties for it.

@@ -6,8 +6,17 @@
 #include <string>
 
 #include "fast/cos_sin.h"
+#include "fast/cos_sin_polynomial.h"
 
 namespace ropecheck::fast {
+
+// Every angle a kernel computes, |m·θ_j|, is below the cos/sin reduction's limit: on-the-fly
+// positions are |m| <= on_the_fly_position_limit (kernels.cpp refuses others: out_of_range),
+// cached ones m < max_cache_floats / 2 (at least one pair per position), and prepare refuses
+// |θ_j| > max_inverse_frequency. The products are exact powers of two, so fl(m·θ) stays below.
+static_assert(static_cast<double>(on_the_fly_position_limit) * max_inverse_frequency <
+              detail::cos_sin_constants::reduction_limit);
+static_assert(on_the_fly_position_limit >= max_cache_floats / 2);
 
 result<rope_angles> rope_angles::prepare(angle_strategy strategy, rope_frequencies frequencies,
                                          std::int64_t max_position) {
@@ -22,6 +31,12 @@ result<rope_angles> rope_angles::prepare(angle_strategy strategy, rope_frequenci
       return r::failure(status::error(
           status_code::invalid_argument,
           "inverse_frequencies[" + std::to_string(j) + "] is not finite"));
+    }
+    if (std::fabs(theta[j]) > max_inverse_frequency) {
+      return r::failure(status::error(
+          status_code::invalid_argument,
+          "inverse_frequencies[" + std::to_string(j) + "] = " + std::to_string(theta[j]) +
+              " exceeds 8192 (2^13) radians per position, the most the cos/sin reduction covers"));
     }
   }
   if (!std::isfinite(frequencies.attention_factor)) {

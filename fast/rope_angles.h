@@ -24,6 +24,12 @@ constexpr std::string_view to_string(angle_strategy s) {
 // |m| <= 2^24; past it θ_j's rounding to double (|m|·θ_j·2^-53 rad) grows with m.
 inline constexpr std::int64_t on_the_fly_position_limit = std::int64_t{1} << 31;
 
+// Inverse frequencies above this many radians per position are refused (rope_angles::prepare):
+// with |m| <= 2^31 it keeps every angle |m·θ_j| <= 2^44, inside the cos/sin reduction's exact
+// range (cos_sin_polynomial.h's reduction_limit, 2^45). Real models have θ_j <= 1 (θ_0 =
+// base^0 = 1, scaled down); only a scaling factor below ~1e-4 would come near.
+inline constexpr double max_inverse_frequency = 0x1p13;
+
 // Cache tables larger than this many floats are refused rather than attempted (8 GiB).
 inline constexpr std::int64_t max_cache_floats = std::int64_t{1} << 31;
 

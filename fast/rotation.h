@@ -37,11 +37,17 @@ struct rotation_chunk {
   bool inverse = false;
   bool in_place = false;
   bool allow_streaming = false;  // non-temporal stores, if rows are vector aligned
+  // Software prefetch of the input rows about 4 KiB ahead, for tensors past the caches; it
+  // may run past this chunk into the tensor's next prefetch_tokens − tokens tokens, so the
+  // hardware keeps streaming across the driver's token blocks.
+  bool prefetch = false;
   std::int64_t tokens = 0;
+  std::int64_t prefetch_tokens = 0;  // >= tokens: rows of tokens [0, prefetch_tokens) exist
   std::int64_t heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t pairs = 0;  // rotary_dim / 2
   const float* const* cos_sin_rows = nullptr;
+  const double* const* precise_rows = nullptr;  // the precise kernels' rows (precise_rotation.h)
   const std::byte* input = nullptr;  // token 0, head 0
   std::byte* output = nullptr;
   std::int64_t input_token_stride = 0;

@@ -6,8 +6,10 @@
 // folded into s, and for adjacent rows c and s duplicated per pair with the even lanes of s
 // negated. Half-split rows are two contiguous halves: vectors of a from x[j..], of b from
 // x[j+d/2..]. Adjacent rows interleave (a0 b0 a1 b1 ...): x's pairs are swapped (b0 a0 ...)
-// so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula. Conversions: float16 by F16C (vcvtps2ph, immediate rounding = nearest even);
-// bfloat16 by our own round-to-nearest-even, as Highway 1.0.3's DemoteTo truncates.
+// so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula (bfloat16 instead
+// splits each step into its a and b lanes: bfloat16_even_odd). Conversions: float16 by F16C
+// (vcvtps2ph, immediate rounding = nearest even); bfloat16 by our own round-to-nearest-even,
+// as Highway 1.0.3's DemoteTo truncates.
 // Large out-of-place outputs use non-temporal stores: the output is not re-read here, and
 // skipping the read-for-ownership of each destination line saves a third of the traffic.
 
@@ -127,7 +129,7 @@ HWY_INLINE void put(D d, hn::Vec<D> v, typename IO::element* p) {
 template <class IO>
 struct in_element_order {
   using element = typename IO::element;
-  static constexpr bool block_order = false;
+  static constexpr bool splits_pairs = false;  // adjacent rows: v0, v1 hold whole pairs
   template <class D>
   static std::int64_t store_bytes(D d) {  // one store: a vector of elements
     return static_cast<std::int64_t>(hn::Lanes(d) * sizeof(element));
@@ -151,80 +153,68 @@ struct in_element_order {
 };
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// bfloat16 on AVX2/AVX-512, 2·lanes elements per step in "block order": one full-width load,
-// and the zero-interleave of each 128-bit block's lower/upper half makes v0 = elements 0-3,
-// 8-11 (, 16-19, 24-27) and v1 = 4-7, 12-15 (, ...) as float32 (bfloat16 is the top half of
-// a float32). The store packs the
-// rounded halves back with one in-block pack, which restores element order. This saves the
-// cross-block permutes of PromoteTo/DemoteTo; the cos/sin rows are arranged to match once per
-// token (arrange), so lane i of every operand still belongs to the same pair.
-struct bfloat16_in_block_order {
+// bfloat16 on AVX2/AVX-512, 2·lanes elements per step in "even/odd order", without a single
+// shuffle: one full-width load read as uint32 lanes holds element 2i in the low and element
+// 2i+1 in the high half of lane i, and bfloat16 is the top half of a float32, so v0 = lane << 16
+// is the even elements and v1 = lane & 0xFFFF0000 the odd ones. The store rounds both and merges
+// them back into one vector with one 16-bit blend (v0's rounded top half >> 16, v1's in place). Adjacent rows then
+// need neither the pair swap nor duplicated cos/sin: the even elements are the pairs' a and the
+// odd ones their b (splits_pairs). Half-split rows get their cos/sin split into even and odd
+// entries once per token (arrange). The block-order IO this replaces spent three shuffles and
+// a NaN test per step, which kept 16-bit rows on AVX2 compute-bound below memory speed.
+struct bfloat16_even_odd {
   using element = hwy::bfloat16_t;
-  static constexpr bool block_order = true;
+  static constexpr bool splits_pairs = true;
   template <class D>
   static std::int64_t store_bytes(D d) {  // one store: two vectors' worth of elements
     return static_cast<std::int64_t>(2 * hn::Lanes(d) * sizeof(element));
   }
   template <class D>
   static void load2(D d, const element* p, hn::Vec<D>& v0, hn::Vec<D>& v1) {
-    const hn::Repartition<std::uint16_t, D> du16;
-    const hn::RebindToUnsigned<D> du32;
-    const auto raw = hn::LoadU(du16, reinterpret_cast<const std::uint16_t*>(p));
-    v0 = hn::BitCast(d, hn::ZipLower(du32, hn::Zero(du16), raw));
-    v1 = hn::BitCast(d, hn::ZipUpper(du32, hn::Zero(du16), raw));
+    const hn::RebindToUnsigned<D> du;
+    const auto raw = hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p));
+    v0 = hn::BitCast(d, hn::ShiftLeft<16>(raw));
+    v1 = hn::BitCast(d, hn::And(raw, hn::Set(du, 0xFFFF0000u)));
   }
   template <bool kStream, class D>
   static void put2(D d, hn::Vec<D> v0, hn::Vec<D> v1, element* p) {
-    const hn::Repartition<std::int16_t, D> di16;
     const hn::Repartition<std::uint16_t, D> du16;
-    // Rounded bits >> 16 as int32 (arithmetic shift: −32768..32767), so the saturating pack
-    // keeps them exactly. NaN needs its own rounding (bfloat16_io::rounded_bits); one test
-    // per two vectors sends the rare step with a NaN (or an inf − inf sum) there.
-    const bool any_nan = !hn::AllFalse(d, hn::IsNaN(hn::Add(v0, v1)));
-    const auto packed = hn::BitCast(
-        du16, any_nan ? hn::ReorderDemote2To(di16, rounded_top(d, v0), rounded_top(d, v1))
-                      : hn::ReorderDemote2To(di16, rounded_top_finite(d, v0), rounded_top_finite(d, v1)));
+    // Even 16-bit lanes from v0's rounded top half (shifted down), odd ones from v1's: one blend.
+    const auto merged = hn::OddEven(hn::BitCast(du16, rounded_bits(d, v1)),
+                                    hn::BitCast(du16, hn::ShiftRight<16>(rounded_bits(d, v0))));
     auto* out = reinterpret_cast<std::uint16_t*>(p);
     if constexpr (kStream) {
-      hn::Stream(packed, du16, out);
+      hn::Stream(merged, du16, out);
     } else {
-      hn::StoreU(packed, du16, out);
+      hn::StoreU(merged, du16, out);
     }
   }
-  // load2's v0 holds the even 128-bit blocks of the 2·lanes elements, v1 the odd ones.
+  // load2's v0 holds the even elements of the 2·lanes, v1 the odd ones.
   template <class D>
   static void arrange(D d, hn::Vec<D> n0, hn::Vec<D> n1, hn::Vec<D>& p0, hn::Vec<D>& p1) {
-#if HWY_TARGET == HWY_AVX2
-    p0 = hn::ConcatLowerLower(d, n1, n0);
-    p1 = hn::ConcatUpperUpper(d, n1, n0);
-#else
-    (void)d;
-    p0 = hn::Vec<D>{_mm512_shuffle_f32x4(n0.raw, n1.raw, _MM_SHUFFLE(2, 0, 2, 0))};
-    p1 = hn::Vec<D>{_mm512_shuffle_f32x4(n0.raw, n1.raw, _MM_SHUFFLE(3, 1, 3, 1))};
-#endif
+    p0 = hn::ConcatEven(d, n1, n0);
+    p1 = hn::ConcatOdd(d, n1, n0);
   }
 
  private:
-  // Round to nearest even as bfloat16_io::rounded_bits, for non-NaN values only.
+  // Round to nearest even as bfloat16_io::rounded_bits (top 16 bits of the result), without
+  // its NaN case: every NaN the rotation produces is quiet with its low 16 bits zero (x86
+  // arithmetic returns the default NaN 0xFFC00000 or an operand's NaN made quiet, and the
+  // operands are bfloat16 inputs widened with zero low bits or finite cos/sin), for which
+  // bits + 0x7FFF + lowest kept bit carries nothing into the top half: the same bits as the
+  // NaN case. fast_kernels_test checks NaN payloads bit for bit against the scalar kernel.
   template <class D>
-  static hn::Vec<hn::RebindToSigned<D>> rounded_top_finite(D d, hn::Vec<D> v) {
-    const hn::RebindToSigned<D> di;
-    const auto bits = hn::BitCast(di, v);
-    const auto lowest_kept = hn::And(hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(), v)),
-                                     hn::Set(hn::RebindToUnsigned<D>(), 1u));
-    const auto rounded = hn::Add(hn::Add(bits, hn::Set(di, 0x7FFF)), hn::BitCast(di, lowest_kept));
-    return hn::ShiftRight<16>(rounded);
-  }
-  template <class D>
-  static hn::Vec<hn::RebindToSigned<D>> rounded_top(D d, hn::Vec<D> v) {
-    const hn::RebindToSigned<D> di;
-    return hn::ShiftRight<16>(hn::BitCast(di, bfloat16_io::rounded_bits(d, v)));
+  static hn::Vec<hn::RebindToUnsigned<D>> rounded_bits(D, hn::Vec<D> v) {
+    const hn::RebindToUnsigned<D> du;
+    const auto bits = hn::BitCast(du, v);
+    const auto lowest_kept = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+    return hn::Add(hn::Add(bits, hn::Set(du, 0x7FFFu)), lowest_kept);
   }
 };
 template <class IO>
 struct pair_io_of { using type = in_element_order<IO>; };
 template <>
-struct pair_io_of<bfloat16_io> { using type = bfloat16_in_block_order; };
+struct pair_io_of<bfloat16_io> { using type = bfloat16_even_odd; };
 #else
 template <class IO>
 struct pair_io_of { using type = in_element_order<IO>; };
@@ -233,7 +223,8 @@ struct pair_io_of { using type = in_element_order<IO>; };
 // The token's cos/sin as the rotation loops read them, built once per token and shared by all
 // its heads. Half-split: c and s (s negated for the inverse: exact), in the lane order of the
 // pair IO. Adjacent: c duplicated per pair (c0 c0 c1 c1 ...) and s with the even lanes negated
-// (−s0 s0 −s1 s1 ..., all negated again for the inverse), likewise arranged. Only whole steps
+// (−s0 s0 −s1 s1 ..., all negated again for the inverse), likewise arranged; or, for a pair
+// IO that splits pairs, c and s as for half-split. Only whole steps
 // of 2·lanes elements are prepared; the rest of the row is rotated by the scalar tail.
 struct prepared_row {
   const float* c;
@@ -260,6 +251,14 @@ HWY_INLINE prepared_row prepare_row(const float* cos_sin, std::int64_t pairs, bo
                       hn::Xor(hn::LoadU(d, cos_sin + pairs + j + lanes), sign_flip), p0, p1);
       hn::StoreU(p0, d, s + j);
       hn::StoreU(p1, d, s + j + lanes);
+    }
+    return {c, s, j};
+  }
+  if constexpr (PairIO::splits_pairs) {  // adjacent, a and b in separate vectors: c, s as is
+    std::int64_t j = 0;
+    for (; j + lanes <= pairs; j += lanes) {
+      hn::StoreU(hn::LoadU(d, cos_sin + j), d, c + j);
+      hn::StoreU(hn::Xor(hn::LoadU(d, cos_sin + pairs + j), sign_flip), d, s + j);
     }
     return {c, s, j};
   }
@@ -307,12 +306,24 @@ HWY_INLINE void rotate_half_split(const prepared_row& row, std::int64_t pairs,
 }
 
 // y = fma(x, c, fl(swapped·s)) with swapped = (b0 a0 b1 a1 ...): lane for lane the
-// half-split formula (the prepared s carries the signs).
+// half-split formula (the prepared s carries the signs). A pair IO that splits pairs loads
+// the a and b of lanes pairs into two vectors and runs the half-split formula as written.
 template <class PairIO, bool kStream>
 HWY_INLINE void rotate_adjacent(const prepared_row& row, const typename PairIO::element* in,
                                 typename PairIO::element* out) {
   const float_tag d;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  if constexpr (PairIO::splits_pairs) {
+    for (std::int64_t j = 0; j < row.vector_pairs; j += lanes) {
+      hn::Vec<float_tag> a, b;
+      PairIO::load2(d, in + 2 * j, a, b);
+      const auto c = hn::LoadU(d, row.c + j);
+      const auto s = hn::LoadU(d, row.s + j);
+      PairIO::template put2<kStream>(d, hn::MulSub(a, c, hn::Mul(b, s)),
+                                     hn::MulAdd(b, c, hn::Mul(a, s)), out + 2 * j);
+    }
+    return;
+  }
   for (std::int64_t e = 0; e < 2 * row.vector_pairs; e += 2 * lanes) {
     hn::Vec<float_tag> x0, x1;
     PairIO::load2(d, in + e, x0, x1);
@@ -338,10 +349,10 @@ bool can_stream(const rotation_chunk& chunk) {
          (chunk.output_head_stride * element) % store_bytes == 0 && rotated % step_elements == 0;
 }
 
-// Prefetches row (token, head) of the input if it is inside the chunk.
+// Prefetches row (token, head) of the input if the tensor has it (chunk.prefetch_tokens).
 template <class element>
 HWY_INLINE void prefetch_row(const rotation_chunk& chunk, std::int64_t token, std::int64_t head) {
-  if (token >= chunk.tokens) return;
+  if (token >= chunk.prefetch_tokens) return;
   const auto* row = reinterpret_cast<const char*>(reinterpret_cast<const element*>(chunk.input) +
                                                   token * chunk.input_token_stride +
                                                   head * chunk.input_head_stride);
@@ -365,26 +376,50 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
   const auto negate_even = hn::BitCast(d, hn::Load(du, even_sign));
   const bool adjacent = chunk.pair == pairing::adjacent;
 
-  // Software prefetch about 4 KiB of rows ahead. The hardware prefetchers lose track of
-  // half-split's access order (lines 0, 4, 1, 5, ... of a row) and it ran 30% below adjacent
-  // on a 64 MiB tensor without this; with it both pairings stream at the same rate.
+  // Software prefetch about 4 KiB of rows ahead, for large tensors only (chunk.prefetch). The
+  // hardware prefetchers lose track of half-split's access order (lines 0, 4, 1, 5, ... of a
+  // row) and it ran 30% below adjacent on a 64 MiB tensor without this; with it both pairings
+  // stream at the same rate. On cache-resident tensors the prefetches only cost load slots
+  // (16 KiB float32: 0.39 -> 0.33 cycles per pair without them).
   const std::int64_t row_bytes = chunk.head_dim * static_cast<std::int64_t>(sizeof(element));
   const std::int64_t rows_ahead = std::max<std::int64_t>(1, 4096 / row_bytes);
   std::int64_t ahead_token = rows_ahead / chunk.heads;
   std::int64_t ahead_head = rows_ahead % chunk.heads;
 
   using pair_io = typename pair_io_of<IO>::type;
-  auto buffer = hwy::AllocateAligned<float>(static_cast<std::size_t>(4 * chunk.pairs));
+  // The prepared row: on the stack up to 256 pairs (rotary_dim 512), which a call on a few
+  // cached tokens would otherwise pay a malloc for.
+  constexpr std::int64_t stack_pairs = 256;
+  HWY_ALIGN float stack_buffer[4 * stack_pairs];
+  hwy::AlignedFreeUniquePtr<float[]> heap_buffer;
+  if (chunk.pairs > stack_pairs) {
+    heap_buffer = hwy::AllocateAligned<float>(static_cast<std::size_t>(4 * chunk.pairs));
+  }
+  float* buffer = heap_buffer ? heap_buffer.get() : stack_buffer;
+  // Rows the vector loops cover whole, with nothing to prefetch or copy around them, take a
+  // tight head loop: at cache-resident sizes (a decode step's few tokens) the per-row
+  // bookkeeping otherwise costs about as much as the rotation itself.
+  const bool pass_through = !chunk.in_place && chunk.head_dim != 2 * chunk.pairs;
   for (std::int64_t t = 0; t < chunk.tokens; ++t) {
     const float* cos_sin = chunk.cos_sin_rows[t];
     const prepared_row row = prepare_row<pair_io>(cos_sin, chunk.pairs, adjacent, sign_flip,
-                                                  duplicate_pairs, negate_even, buffer.get());
+                                                  duplicate_pairs, negate_even, buffer);
+    const auto* in = reinterpret_cast<const element*>(chunk.input) + t * chunk.input_token_stride;
+    auto* out = reinterpret_cast<element*>(chunk.output) + t * chunk.output_token_stride;
+    if (!chunk.prefetch && !pass_through && row.vector_pairs == chunk.pairs) {
+      for (std::int64_t h = 0; h < chunk.heads; ++h) {
+        if (adjacent) {
+          rotate_adjacent<pair_io, kStream>(row, in, out);
+        } else {
+          rotate_half_split<pair_io, kStream>(row, chunk.pairs, in, out);
+        }
+        in += chunk.input_head_stride;
+        out += chunk.output_head_stride;
+      }
+      continue;
+    }
     for (std::int64_t h = 0; h < chunk.heads; ++h) {
-      const auto* in = reinterpret_cast<const element*>(chunk.input) +
-                       t * chunk.input_token_stride + h * chunk.input_head_stride;
-      auto* out = reinterpret_cast<element*>(chunk.output) + t * chunk.output_token_stride +
-                  h * chunk.output_head_stride;
-      prefetch_row<element>(chunk, ahead_token, ahead_head);
+      if (chunk.prefetch) prefetch_row<element>(chunk, ahead_token, ahead_head);
       if (++ahead_head == chunk.heads) {
         ahead_head = 0;
         ++ahead_token;
@@ -397,8 +432,10 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
       const std::int64_t done = row.vector_pairs;
       const auto* in_bytes = reinterpret_cast<const std::byte*>(in);
       auto* out_bytes = reinterpret_cast<std::byte*>(out);
-      rotate_row_scalar(chunk, cos_sin, in_bytes, out_bytes, done);
+      if (done < chunk.pairs) rotate_row_scalar(chunk, cos_sin, in_bytes, out_bytes, done);
       copy_pass_through(chunk, in_bytes, out_bytes);
+      in += chunk.input_head_stride;
+      out += chunk.output_head_stride;
     }
   }
   if constexpr (kStream) hwy::FlushStream();

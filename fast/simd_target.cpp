@@ -49,6 +49,11 @@ status use_simd_target(std::string_view name) {
     hwy::SetSupportedTargetsForTest(0);  // 0: back to what the CPU supports
     return status::success();
   }
+  // Lift any earlier cap first, so that every target this CPU runs can be chosen again
+  // (SupportedAndGeneratedTargets only lists the targets of the current cap); an unknown
+  // name puts the earlier cap back.
+  const std::int64_t earlier = hwy::SupportedTargets();
+  hwy::SetSupportedTargetsForTest(0);
   std::string known;
   for (std::int64_t t : usable_targets()) {
     const std::string target = lower(hwy::TargetName(t));
@@ -59,6 +64,7 @@ status use_simd_target(std::string_view name) {
     }
     known += (known.empty() ? "" : ", ") + target;
   }
+  hwy::SetSupportedTargetsForTest(earlier);
   return status::error(status_code::unsupported,
                        "SIMD target '" + std::string(name) + "' is not available on this CPU (available: " +
                            (known.empty() ? "none" : known) + ", best)");

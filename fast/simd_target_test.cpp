@@ -51,34 +51,51 @@ class every_simd_target : public ::testing::TestWithParam<std::string> {
 
 TEST_P(every_simd_target, is_the_one_dispatched_to) { EXPECT_EQ(current_simd_target(), GetParam()); }
 
+// Each SIMD kernel against its portable twin: the float32 kernels (cache: positions < 5000)
+// and the one-rounding kernels (on the fly: positions up to 2^31 − 1, negative ones too).
+struct twin {
+  const char* simd;
+  const char* scalar;
+  bool large_positions;
+};
+constexpr twin twins[] = {{"cache_simd", "cache_scalar", false},
+                          {"precise_simd", "precise_scalar", true}};
+
 TEST_P(every_simd_target, agrees_bit_for_bit_with_the_scalar_loop) {
-  const kernel_info& simd = *find_kernel("cache_simd");
-  const kernel_info& scalar = *find_kernel("cache_scalar");
-  // 18, 64, 96, 16 and 5 pairs: whole 2·lanes steps for 8 and 16 lanes, tails, partial rotary.
-  for (const shape& s : {shape{40, 36, 3, 9}, shape{128, 128, 4, 7}, shape{256, 192, 2, 5},
-                         shape{64, 32, 3, 6}, shape{12, 10, 2, 4}}) {
-    std::vector<std::int64_t> positions(static_cast<std::size_t>(s.tokens));
-    for (std::int64_t i = 0; i < s.tokens; ++i) positions[static_cast<std::size_t>(i)] = (i * 7919) % 5000;
-    rope_spec spec = make_spec(static_cast<int>(s.head_dim), static_cast<int>(s.rotary_dim), 1e4, pairing::half_split);
-    const rope_angles a_simd = prepare_or_die(simd, unscaled_frequencies(spec), 5000);
-    const rope_angles a_scalar = prepare_or_die(scalar, unscaled_frequencies(spec), 5000);
-    for (dtype storage : storage_dtypes()) {
-      buffer x = random_buffer(storage, s.tokens * s.heads * s.head_dim, 5, 70000.0f);
-      x.set(0, INFINITY);
-      x.set(3, -INFINITY);
-      x.set(4, NAN);
-      x.set(5, 1e-40f);
-      x.set(7, 65504.0f);
-      x.set(8, 3.3e38f);
-      for (pairing p : pairings()) {
-        for (direction dir : {direction::forward, direction::inverse}) {
-          for (bool in_place : {false, true}) {
-            const std::string what = GetParam() + " " + std::string(to_string(storage)) + " " +
-                                     std::string(to_string(p)) + " dims " + std::to_string(s.rotary_dim) +
-                                     "/" + std::to_string(s.head_dim) + (in_place ? " in place" : "") +
-                                     (dir == direction::inverse ? " inverse" : "");
-            expect_same(run(simd, a_simd, storage, p, dir, s, x, positions, in_place),
-                        run(scalar, a_scalar, storage, p, dir, s, x, positions, in_place), what);
+  for (const twin& pair_of_kernels : twins) {
+    const kernel_info& simd = *find_kernel(pair_of_kernels.simd);
+    const kernel_info& scalar = *find_kernel(pair_of_kernels.scalar);
+    // 18, 64, 96, 16 and 5 pairs: whole 2·lanes steps for 8 and 16 lanes, tails, partial rotary.
+    for (const shape& s : {shape{40, 36, 3, 9}, shape{128, 128, 4, 7}, shape{256, 192, 2, 5},
+                           shape{64, 32, 3, 6}, shape{12, 10, 2, 4}}) {
+      std::vector<std::int64_t> positions(static_cast<std::size_t>(s.tokens));
+      for (std::int64_t i = 0; i < s.tokens; ++i) {
+        positions[static_cast<std::size_t>(i)] =
+            pair_of_kernels.large_positions ? (i % 2 == 0 ? 1 : -1) * ((i * 2654435761LL) % 2147483647LL)
+                                            : (i * 7919) % 5000;
+      }
+      rope_spec spec = make_spec(static_cast<int>(s.head_dim), static_cast<int>(s.rotary_dim), 1e4, pairing::half_split);
+      const rope_angles a_simd = prepare_or_die(simd, unscaled_frequencies(spec), 5000);
+      const rope_angles a_scalar = prepare_or_die(scalar, unscaled_frequencies(spec), 5000);
+      for (dtype storage : storage_dtypes()) {
+        buffer x = random_buffer(storage, s.tokens * s.heads * s.head_dim, 5, 70000.0f);
+        x.set(0, INFINITY);
+        x.set(3, -INFINITY);
+        x.set(4, NAN);
+        x.set(5, 1e-40f);
+        x.set(7, 65504.0f);
+        x.set(8, 3.3e38f);
+        for (pairing p : pairings()) {
+          for (direction dir : {direction::forward, direction::inverse}) {
+            for (bool in_place : {false, true}) {
+              const std::string what = GetParam() + " " + std::string(simd.name) + " " +
+                                       std::string(to_string(storage)) + " " +
+                                       std::string(to_string(p)) + " dims " + std::to_string(s.rotary_dim) +
+                                       "/" + std::to_string(s.head_dim) + (in_place ? " in place" : "") +
+                                       (dir == direction::inverse ? " inverse" : "");
+              expect_same(run(simd, a_simd, storage, p, dir, s, x, positions, in_place),
+                          run(scalar, a_scalar, storage, p, dir, s, x, positions, in_place), what);
+            }
           }
         }
       }
@@ -88,20 +105,24 @@ TEST_P(every_simd_target, agrees_bit_for_bit_with_the_scalar_loop) {
 
 // Outputs of >= 16 MiB per call are stored non-temporally (kernels.cpp).
 TEST_P(every_simd_target, streaming_stores_write_the_same_bits) {
-  const kernel_info& simd = *find_kernel("on_the_fly_simd");
-  const kernel_info& scalar = *find_kernel("on_the_fly_scalar");
-  for (dtype storage : storage_dtypes()) {
-    const shape s{128, 128, 32, storage == dtype::float32 ? 1024 : 2048};
-    std::vector<std::int64_t> positions(static_cast<std::size_t>(s.tokens));
-    for (std::int64_t i = 0; i < s.tokens; ++i) positions[static_cast<std::size_t>(i)] = 3 * i;
-    const rope_spec spec = make_spec(128, 128, 5e5, pairing::half_split);
-    const rope_angles a_simd = prepare_or_die(simd, unscaled_frequencies(spec), 0);
-    const rope_angles a_scalar = prepare_or_die(scalar, unscaled_frequencies(spec), 0);
-    const buffer x = random_buffer(storage, s.tokens * s.heads * s.head_dim, 9);
-    for (pairing p : pairings()) {
-      expect_same(run(simd, a_simd, storage, p, direction::forward, s, x, positions, false),
-                  run(scalar, a_scalar, storage, p, direction::forward, s, x, positions, false),
-                  GetParam() + " streaming " + std::string(to_string(storage)) + " " + std::string(to_string(p)));
+  for (const auto& [simd_name, scalar_name] : {std::pair{"on_the_fly_simd", "on_the_fly_scalar"},
+                                               std::pair{"precise_simd", "precise_scalar"}}) {
+    const kernel_info& simd = *find_kernel(simd_name);
+    const kernel_info& scalar = *find_kernel(scalar_name);
+    for (dtype storage : storage_dtypes()) {
+      const shape s{128, 128, 32, storage == dtype::float32 ? 1024 : 2048};
+      std::vector<std::int64_t> positions(static_cast<std::size_t>(s.tokens));
+      for (std::int64_t i = 0; i < s.tokens; ++i) positions[static_cast<std::size_t>(i)] = 3 * i;
+      const rope_spec spec = make_spec(128, 128, 5e5, pairing::half_split);
+      const rope_angles a_simd = prepare_or_die(simd, unscaled_frequencies(spec), 0);
+      const rope_angles a_scalar = prepare_or_die(scalar, unscaled_frequencies(spec), 0);
+      const buffer x = random_buffer(storage, s.tokens * s.heads * s.head_dim, 9);
+      for (pairing p : pairings()) {
+        expect_same(run(simd, a_simd, storage, p, direction::forward, s, x, positions, false),
+                    run(scalar, a_scalar, storage, p, direction::forward, s, x, positions, false),
+                    GetParam() + " streaming " + std::string(simd.name) + " " +
+                        std::string(to_string(storage)) + " " + std::string(to_string(p)));
+      }
     }
   }
 }

@@ -124,7 +124,6 @@ std::string library_of(const std::string& include) {
       {"gtest/", "GoogleTest"},
       {"gmock/", "GoogleTest"},
       {"hwy/", "Highway"},
-      {"sleef", "SLEEF"},
       {"nlohmann/", "nlohmann-json"},
       {"fmt/", "fmt"},
       {"CLI/", "CLI11"},

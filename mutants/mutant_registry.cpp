@@ -51,6 +51,7 @@ enum class defect {
   mrope_contiguous_for_interleaved,
   text_position_in_one_stream,
   vision_rows_columns_swapped,
+  double_rounded_store,
 };
 
 struct mutant_context {
@@ -232,11 +233,58 @@ void cos_sin_row(defect d, const fast::rope_call& call, const fast::rope_angles&
   }
 }
 
+// double_rounded_store: a kernel that computes each output in double, as a one-rounding kernel
+// does (cos/sin of hi + lo from libm to first order, the rotation with FMA), but stores a
+// 16-bit output through float32 — two roundings. Read before write: in place stays correct.
+fast::status apply_double_rounded(const fast::rope_call& call, const fast::rope_angles& angles) {
+  const std::int64_t pairs = angles.pairs();
+  const auto element = static_cast<std::int64_t>(size_of(call.storage));
+  const auto& f = angles.frequencies();
+  const double sign = call.dir == fast::direction::inverse ? -1 : 1;
+  std::vector<double> c(static_cast<std::size_t>(pairs)), s(c.size()), xa(c.size()), xb(c.size());
+  for (const fast::rope_tensor* t : {&call.q, &call.k}) {
+    for (std::int64_t token = 0; t->heads > 0 && token < call.tokens; ++token) {
+      const double m = static_cast<double>(position_at(call, token));
+      for (std::int64_t j = 0; j < pairs; ++j) {
+        const double theta = f.inverse_frequencies[static_cast<std::size_t>(j)];
+        const double hi = m * theta, lo = std::fma(m, theta, -hi);
+        c[static_cast<std::size_t>(j)] = f.attention_factor * (std::cos(hi) - lo * std::sin(hi));
+        s[static_cast<std::size_t>(j)] = sign * f.attention_factor * (std::sin(hi) + lo * std::cos(hi));
+      }
+      for (std::int64_t h = 0; h < t->heads; ++h) {
+        const auto* in = static_cast<const std::byte*>(t->input) +
+                         (token * t->input_token_stride + h * t->input_head_stride) * element;
+        auto* out = static_cast<std::byte*>(t->output) +
+                    (token * t->output_token_stride + h * t->output_head_stride) * element;
+        for (std::int64_t j = 0; j < pairs; ++j) {
+          const auto [a, b] = pair_of(call.pair, 2 * pairs, j);
+          xa[static_cast<std::size_t>(j)] = load(call.storage, in + a * element);
+          xb[static_cast<std::size_t>(j)] = load(call.storage, in + b * element);
+        }
+        if (out != in) {
+          for (std::int64_t i = call.rotary_dim; i < call.head_dim; ++i)
+            std::memcpy(out + i * element, in + i * element, static_cast<std::size_t>(element));
+        }
+        for (std::int64_t j = 0; j < pairs; ++j) {
+          const auto [a, b] = pair_of(call.pair, 2 * pairs, j);
+          const double va = xa[static_cast<std::size_t>(j)], vb = xb[static_cast<std::size_t>(j)];
+          const double cj = c[static_cast<std::size_t>(j)], sj = s[static_cast<std::size_t>(j)];
+          const double ya = std::fma(va, cj, -(vb * sj)), yb = std::fma(vb, cj, va * sj);
+          store(call.storage, out + a * element, static_cast<float>(ya), false);
+          store(call.storage, out + b * element, static_cast<float>(yb), false);
+        }
+      }
+    }
+  }
+  return fast::status::success();
+}
+
 fast::status apply_mutant(const void* context, const fast::rope_call& call,
                           const fast::rope_angles& angles) {
   const auto& config = *static_cast<const mutant_context*>(context);
   const defect d = config.d;
   if (fast::status s = validate(config, call, angles); !s.ok()) return s;
+  if (d == defect::double_rounded_store) return apply_double_rounded(call, angles);
   const std::int64_t pairs = angles.pairs();
   const auto element = static_cast<std::int64_t>(size_of(call.storage));
   const bool truncate = d == defect::truncating_output;
@@ -341,12 +389,14 @@ ROPECHECK_CONTEXT(mrope_sections_swapped, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(mrope_contiguous_for_interleaved, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(text_position_in_one_stream, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(vision_rows_columns_swapped, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(double_rounded_store, on_the_fly, sixteen_bit)
 #undef ROPECHECK_CONTEXT
 
+// rounds_once: the mutant declares one rounding per output (fast::kernel_info::rounds_once).
 fast::kernel_info kernel_of(std::string_view name, std::string_view description,
-                            const mutant_context& context) {
+                            const mutant_context& context, bool rounds_once = false) {
   return {name, description, context.strategy, context.dtypes, both_pairings, apply_mutant,
-          &context};
+          &context, rounds_once};
 }
 
 // Frequency-computation mutants (the kernel is the defect-free one).
@@ -464,6 +514,12 @@ const std::vector<mutant>& registry() {
       {kernel_of("vision_rows_columns_swapped", "2-D vision RoPE with rows and columns exchanged",
                  vision_rows_columns_swapped_context),
        "vision tower patch grid read as (x, y) where (row, col) was meant (hpos/wpos order)"},
+      {kernel_of("double_rounded_store",
+                 "declares one rounding per output, computes in double, but stores float16/bfloat16 "
+                 "through float32 (two roundings)",
+                 double_rounded_store_context, true),
+       "fp64 or fp32-accumulate kernel whose low-precision store goes through an fp32 cast "
+       "(y.float().to(fp16)): double rounding"},
   };
   return all;
 }

@@ -11,6 +11,7 @@
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
 #include "properties/scaling_cases.h"
+#include "reference/double_tier_memo.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -102,7 +103,8 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   c.shape = limits.partial_rotation ? *gen::partial_shape(kernel.pairings, limits.max_head_dim)
                                      : *gen::shape(kernel.pairings, limits.max_head_dim);
   c.spec = (*gen::kernel_spec(c.shape)).spec;
-  c.frequencies = kernel_frequencies(c.spec);
+  c.frequencies = limits.oracle == oracle_tables::per_case ? kernel_frequencies_per_case(c.spec)
+                                                            : kernel_frequencies(c.spec);
   const std::int64_t pairs = c.pairs();
   c.q_heads = static_cast<int>(*gen::uniform_int(1, limits.max_heads));
   c.k_heads = limits.with_k ? static_cast<int>(*gen::uniform_int(1, limits.max_heads)) : 0;
@@ -128,6 +130,16 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions, theta);
   if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions, theta);
   return c;
+}
+
+reference::double_tier_memo& oracle_memo() {
+  static reference::double_tier_memo memo;
+  return memo;
+}
+
+reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c) {
+  if (settings.oracle == oracle_tables::per_case) return reference::double_tier(c.spec, c.positions, 1);
+  return oracle_memo().tier(c.spec, c.positions, 1);
 }
 
 fast::rope_angles prepare_angles(const fast::kernel_info& kernel, const kernel_case& c,
@@ -255,3 +267,9 @@ void first_violation::raise(observation& seen) {
 }
 
 }  // namespace ropecheck::properties::kernel_support
+
+namespace ropecheck::properties {
+
+void clear_oracle_memo() { kernel_support::oracle_memo().clear(); }
+
+}  // namespace ropecheck::properties

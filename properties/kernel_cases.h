@@ -15,6 +15,8 @@
 #include "properties/generators.h"
 #include "properties/kernel_properties.h"
 #include "properties/property_runner.h"
+#include "reference/double_tier.h"
+#include "reference/double_tier_memo.h"
 
 namespace ropecheck::properties::kernel_support {
 
@@ -68,6 +70,7 @@ struct case_limits {
   bool with_k = false;
   bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
   bool allow_negative_positions = true;  // only taken up by kernels that accept them
+  oracle_tables oracle = oracle_tables::memoized;  // where θ_j and A come from (run_settings)
 };
 
 // One generated input: shape, spec (plain RoPE, or a rope_scaling and/or attention factor:
@@ -103,6 +106,7 @@ struct kernel_case {
 inline case_limits within(const run_settings& settings, case_limits limits) {
   if (settings.max_position > 0)
     limits.position_limit = std::min(limits.position_limit, settings.max_position);
+  limits.oracle = settings.oracle;
   return limits;
 }
 
@@ -116,10 +120,25 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
 // The positions a cache kernel's table can cover for `pairs` pairs within the budget.
 std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats);
 
+// One memo of the oracle's 266-bit work for the process (reference/double_tier_memo.h): the
+// gate and the test binaries run many kernels, dtypes and cases over the same shapes. Bounded
+// (32 MiB of rows, 1 024 specs), so a deep run stays flat.
+reference::double_tier_memo& oracle_memo();
+
 // θ_j (θ'_j under rope_scaling) and A as the kernels get them: each the double nearest the
 // 266-bit value (reference::scaled_frequencies), so the kernels' input error is the one §4 and
-// §16 of docs/error-bounds.md assume. Plain RoPE is memoized per (rotary_dim, base).
+// §16 of docs/error-bounds.md assume. From oracle_memo(), per frequency spec: the θ_j and A
+// the oracle's tables are built from.
 fast::rope_frequencies kernel_frequencies(const rope_spec& spec);
+// The same values as before the memo (oracle_tables::per_case, the benchmark's old path):
+// plain RoPE from a map of the last 64 (rotary_dim, base), anything else computed per call.
+fast::rope_frequencies kernel_frequencies_per_case(const rope_spec& spec);
+
+// The oracle for a case: the double tier (docs/double-tier.md) at the case's positions, its
+// tables from the process's memo (reference/double_tier_memo.h) or, with
+// settings.oracle == per_case, built afresh. Either way every output it gives is within
+// bounds::oracle_output_bound of exact, which the properties add to what they check.
+reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c);
 
 // Angles for this kernel's strategy; cache tables cover [0, max(positions) + 1). RC_FAILs
 // (with the kernel's message) if the kernel refuses.

@@ -1,5 +1,6 @@
-// The kernels' θ_j and A, correctly rounded from the 266-bit reference. Its own translation
-// unit: it is the only part of the kernel library that needs Boost.Multiprecision.
+// The kernels' θ_j and A, correctly rounded from the 266-bit reference (kernel_cases.h): from
+// the oracle's memo, so that a spec's 266-bit frequencies are computed once per process, or
+// (oracle_tables::per_case, the benchmark's old path) as before the memo.
 #include <map>
 #include <mutex>
 #include <utility>
@@ -10,10 +11,19 @@
 
 namespace ropecheck::properties::kernel_support {
 
+fast::rope_frequencies kernel_frequencies(const rope_spec& spec) {
+  // Length-dependent scalings: generated specs always give sequence_length (scaling_cases.h);
+  // otherwise the length is 1.
+  auto rounded = oracle_memo().frequencies(spec, 1);
+  fast::rope_frequencies f;
+  f.inverse_frequencies = std::move(rounded.inverse_frequencies);
+  f.attention_factor = rounded.attention_factor;
+  return f;
+}
+
 namespace {
 
 fast::rope_frequencies rounded_once(const rope_spec& spec) {
-  // Length-dependent scalings: generated specs always give sequence_length (scaling_cases.h).
   const auto exact = reference::scaled_frequencies<reference::mp_real>(spec, 1);
   fast::rope_frequencies f;
   f.inverse_frequencies.reserve(exact.inverse_frequencies.size());
@@ -25,10 +35,8 @@ fast::rope_frequencies rounded_once(const rope_spec& spec) {
 
 }  // namespace
 
-fast::rope_frequencies kernel_frequencies(const rope_spec& spec) {
+fast::rope_frequencies kernel_frequencies_per_case(const rope_spec& spec) {
   if (spec.scaling.type != scaling_type::none || spec.attention_factor) return rounded_once(spec);
-  // A case costs rotary_dim/2 MPFR pows (~10 µs each); shrinking and the cases of one run
-  // revisit the same plain shapes, so remember the last few.
   static std::mutex lock;
   static std::map<std::pair<int, double>, fast::rope_frequencies> memo;
   const std::scoped_lock guard(lock);

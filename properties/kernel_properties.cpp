@@ -118,6 +118,9 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
   if (options.contract != nullptr) settings.contract = options.contract;
   settings.max_position = options.max_position;
+  settings.shard_index = options.shard_index;
+  settings.shard_count = options.shard_count;
+  settings.oracle = options.oracle;
 
   property_result skipped;
   skipped.name = std::string(property);
@@ -136,8 +139,8 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     skipped.detail = "skipped: the kernel does not support dtype " + skipped.dtype;
     return skipped;
   }
-  if (definition->needs_streams && !kernel.multi_stream) {
-    skipped.detail = "skipped: the kernel takes one position stream per call (a C ABI v1 library)";
+  if (definition->applies_to != nullptr && !definition->applies_to(kernel)) {
+    skipped.detail = "skipped: " + std::string(definition->skipped_because);
     return skipped;
   }
   if (property == "strategies_agree" && !has_other_strategy(kernel, storage)) {

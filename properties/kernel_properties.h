@@ -17,6 +17,7 @@
 #include "bounds/accuracy_contracts.h"
 #include "fast/kernels.h"
 #include "numeric/dtype.h"
+#include "reports/gate_report.h"
 
 namespace ropecheck::properties {
 
@@ -63,13 +64,29 @@ struct property_result {
   std::vector<std::pair<std::int64_t, double>> points;
 };
 
-inline constexpr std::size_t max_plot_points = 2000;
+// The report's limit (`report merge` cuts the shards' joined points at the same count).
+inline constexpr std::size_t max_plot_points = reports::max_points_per_property;
+
+// Where the oracle's cos/sin tables come from (the double tier, docs/double-tier.md): the
+// process's memo, per frequency spec (reference/double_tier_memo.h; the default), or a fresh
+// 266-bit table for every case — the path before issue 17 §2, kept so that
+// bench/property_case_throughput.cpp measures both in one run. Both give the same doubles.
+enum class oracle_tables { memoized, per_case };
+
+// Drops the memoized oracle tables, so that the next case starts cold as a new process would
+// (bench/property_case_throughput.cpp measures every run from a cold memo).
+void clear_oracle_memo();
 
 // What a gate run may change about the properties, besides profile and seed.
 struct check_options {
   const bounds::accuracy_contract* contract = nullptr;  // nullptr: exact
   std::int64_t max_position = 0;                        // > 0: no case beyond |m| = this
   std::vector<std::string> properties;                  // empty: all; else the others are not_run
+  // gate --shard I/N: each property runs block I of N of its case stream (property_runner.h
+  // shard_block); 0/1 runs them all.
+  int shard_index = 0;
+  int shard_count = 1;
+  oracle_tables oracle = oracle_tables::memoized;
 };
 
 struct kernel_result {

@@ -13,6 +13,8 @@
 #include "properties/kernel_cases.h"
 #include "properties/kernel_property_catalog.h"
 #include "reference/double_tier.h"
+#include "reference/real.h"
+#include "reference/rope_forms.h"
 
 namespace ropecheck::properties {
 
@@ -94,7 +96,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
   tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, &k), angles);
 
-  const reference::double_tier tier(c.spec, c.positions, 1);
+  const reference::double_tier tier = oracle_tier(settings, c);
   const bounds::attention_scale scale = c.scale();
   // fast/'s documented target is stated for plain RoPE (A = 1).
   const bool plain = scale.factor == 1;
@@ -454,6 +456,84 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
   violation.raise(seen);
 }
 
+// --------------------------------------------------------------------------------------------
+// rounded_once_within_half_ulp: for a kernel that declares one rounding per output
+// (kernel_info::rounds_once), every rotated Q and K output within ½·ulp(y_exact) + 2^-40·A·r of
+// exact (error_bounds.h §18), y_exact the rotation by the exact angle m·θ_j for the θ_j and A
+// the kernel received (doubles) — taken from the 266-bit reference with those values as its
+// explicit frequencies (exact to 2^-200 relative, §11). Every int32 position: the bound does
+// not grow with m. The contract does not widen it (it is the kernel's own claim).
+
+void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage,
+                                  const run_settings& settings, observation& seen) {
+  using reference::mp_real;
+  case_limits limits = case_limits{.position_limit = int32_position_limit};
+  limits.with_k = true;
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
+  const fast::rope_angles angles = prepare_angles(kernel, c);
+  tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
+  tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
+  apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, &k), angles);
+
+  // The reference rotating by exactly what the kernel got: θ_j and A as doubles.
+  reference::rotary_params<mp_real> params{c.shape.head_dim, c.shape.rotary_dim, mp_real(10000),
+                                           c.shape.pair, {}, mp_real(angles.frequencies().attention_factor)};
+  for (const double theta : angles.frequencies().inverse_frequencies)
+    params.explicit_inverse_frequencies.emplace_back(theta);
+  // x with every pair (1, 0): the reference returns (A·cos, A·sin) of each pair's angle.
+  std::vector<mp_real> unit(static_cast<std::size_t>(c.shape.head_dim), mp_real(0));
+  for (int j = 0; j < c.pairs(); ++j) unit[static_cast<std::size_t>(pair_of(c.shape.pair, c.shape.rotary_dim, j).a)] = 1;
+  const bounds::attention_scale scale = bounds::attention_scale_for(angles.frequencies().attention_factor);
+  const double reference_relative = std::ldexp(1.0, bounds::reference_tolerance_exponent);
+  first_violation violation;
+  for (std::int64_t t = 0; t < c.tokens(); ++t) {
+    const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+    const std::vector<mp_real> cos_sin = reference::rope_elementwise<mp_real>(unit, m, params);
+    for (const auto& [tensor, name] : {std::pair{&q, "Q"}, std::pair{&k, "K"}}) {
+      for (int h = 0; h < tensor->heads; ++h) {
+        for (int j = 0; j < c.pairs(); ++j) {
+          const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
+          const mp_real& ac = cos_sin[static_cast<std::size_t>(ia)];
+          const mp_real& as = cos_sin[static_cast<std::size_t>(ib)];
+          const double xa = tensor->input.get(element_index(*tensor, t, h, ia));
+          const double xb = tensor->input.get(element_index(*tensor, t, h, ib));
+          const double r = std::hypot(xa, xb);
+          const double oracle = reference_relative * scale.factor * r;
+          for (const auto& [i, exact] : {std::pair{ia, mp_real(xa) * ac - mp_real(xb) * as},
+                                         std::pair{ib, mp_real(xb) * ac + mp_real(xa) * as}}) {
+            const double y = tensor->output.get(element_index(*tensor, t, h, i));
+            const double e = static_cast<double>(exact);
+            const double error = std::isfinite(y) ? static_cast<double>(abs(mp_real(y) - exact))
+                                                  : std::numeric_limits<double>::infinity();
+            const double bound =
+                bounds::rounded_once_output_bound(storage, r, std::fabs(e) + oracle, scale) + oracle;
+            const double units = r > 0 ? error / (bounds::float32_unit_roundoff * scale.factor * r) : -1;
+            auto where = [&] {
+              return std::string(name) + " " + describe_location(c, t, h, j) + " ‖pair‖=" +
+                     show_number(r) + " error=" + show_number(error / ulp_of(std::fabs(e), storage)) +
+                     " ulp";
+            };
+            auto location = [&] { return locate(c, t, j, units, where()); };
+            seen.record(error / bound, m, location);
+            if (c.scaled() && r >= meaningful_norm)
+              seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
+            if (!(error <= bound)) {
+              violation.note(c, location(), [&] {
+                return failure_message("rounded_once_within_half_ulp", where(),
+                                       std::string(name) + " y[" + std::to_string(i) + "]", y, e,
+                                       error, bound, scale.factor * r);
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+  violation.raise(seen);
+}
+
+bool rounds_once(const fast::kernel_info& kernel) { return kernel.rounds_once; }
+
 constexpr kernel_property_definition accuracy_list[] = {
     {"within_bound_of_reference",
      "every rotated Q and K output (one call, GQA head counts, any rope_scaling and attention "
@@ -471,6 +551,11 @@ constexpr kernel_property_definition accuracy_list[] = {
     {"strategies_agree",
      "cache and on-the-fly kernels agree within the sum of their output bounds",
      80, deep_cases_per_property, true, strategies_agree},
+    {"rounded_once_within_half_ulp",
+     "kernels that declare one rounding per output: every Q and K output within "
+     "1/2 ulp(y_exact) + 2^-40*A*||pair|| of exact, every int32 position (docs/error-bounds.md §18)",
+     120, deep_cases_per_property, true, rounded_once_within_half_ulp, rounds_once,
+     "the kernel does not declare one rounding per output (kernel_info::rounds_once)"},
 };
 
 }  // namespace

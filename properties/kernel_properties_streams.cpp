@@ -283,22 +283,30 @@ void streams_norm_preserved(const fast::kernel_info& kernel, dtype storage, cons
   violation.raise(seen);
 }
 
+bool serves_streams(const fast::kernel_info& kernel) { return kernel.multi_stream; }
+constexpr std::string_view one_stream_only =
+    "the kernel takes one position stream per call (a C ABI v1 library, a Python kernel)";
+
 constexpr kernel_property_definition stream_list[] = {
     {"streams_equal_one_d",
      "M-RoPE / 2-D vision with every stream equal gives the 1-D call's bits (M-RoPE; vision's "
      "per-pair theta as given)",
-     30, deep_cases_per_property, false, streams_equal_one_d, true},
+     30, deep_cases_per_property, false, streams_equal_one_d, serves_streams,
+     one_stream_only},
     {"streams_within_bound_of_reference",
      "every M-RoPE / 2-D vision output within the derived bound of the double tier at each "
      "pair's own stream position (|m| <= 2^24)",
-     40, deep_cases_per_property, true, streams_within_bound_of_reference, true},
+     40, deep_cases_per_property, true, streams_within_bound_of_reference, serves_streams,
+     one_stream_only},
     {"streams_norm_preserved",
      "with position streams, each pair's norm times A preserved within the derived pair bound",
-     30, deep_cases_per_property, true, streams_norm_preserved, true},
+     30, deep_cases_per_property, true, streams_norm_preserved, serves_streams,
+     one_stream_only},
     {"streams_layout_invariance",
      "position streams: the same bits split at any token, with int32 positions and a padded "
      "stream stride",
-     30, deep_cases_per_property, false, streams_layout_invariance, true},
+     30, deep_cases_per_property, false, streams_layout_invariance, serves_streams,
+     one_stream_only},
 };
 
 }  // namespace

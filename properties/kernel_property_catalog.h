@@ -21,9 +21,11 @@ struct kernel_property_definition {
   // names the violated bound and its inputs, and is what reports show (property_runner.cpp).
   void (*run_case)(const fast::kernel_info& kernel, dtype storage, const run_settings& settings,
                    observation& seen);
-  // Sends calls with several position streams: skipped for a kernel without them (a C-ABI v1
-  // library's, fast::kernel_info::multi_stream).
-  bool needs_streams = false;
+  // Kernels the property is about (null: every kernel); the others show it as skipped, with
+  // `skipped_because` as the reason. A claim a kernel declares in its kernel_info (e.g.
+  // rounds_once) is checked this way, never by a kernel's name.
+  bool (*applies_to)(const fast::kernel_info& kernel) = nullptr;
+  std::string_view skipped_because = {};
 };
 
 // Properties measured against a bound (kernel_properties_accuracy.cpp).

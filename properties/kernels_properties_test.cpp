@@ -76,7 +76,30 @@ TEST(check_kernel, reports_every_property_for_every_dtype) {
   EXPECT_EQ(r.properties.size(), kernel_property_names().size() * kernel.dtypes.size());
   for (const property_result& p : r.properties) {
     EXPECT_TRUE(p.passed) << p.name << " " << p.dtype << "\n" << p.counterexample;
+    if (p.name == "rounded_once_within_half_ulp") {  // the kernel does not declare one rounding
+      EXPECT_EQ(p.state, run_state::skipped) << p.detail;
+      continue;
+    }
     EXPECT_EQ(p.cases, 1) << p.name << " " << p.dtype << " " << p.detail;
+  }
+}
+
+// The one-rounding property can fail: a float32 kernel (cos/sin rounded to float32, products in
+// float32) that claimed one rounding is caught within the quick budget; one that does not
+// claim it is skipped, with the reason.
+TEST(rounded_once_within_half_ulp, catches_a_kernel_that_rounds_more_than_once) {
+  fast::kernel_info claimed = *fast::find_kernel("on_the_fly_simd");
+  const property_result skipped = check_kernel_property(
+      claimed, "rounded_once_within_half_ulp", dtype::float32, profile::quick, default_seed);
+  EXPECT_EQ(skipped.state, run_state::skipped);
+  EXPECT_NE(skipped.detail.find("rounds_once"), std::string::npos) << skipped.detail;
+  claimed.rounds_once = true;
+  for (dtype storage : {dtype::float32, dtype::float16, dtype::bfloat16}) {
+    const property_result r = check_kernel_property(claimed, "rounded_once_within_half_ulp", storage,
+                                                    profile::quick, default_seed);
+    EXPECT_FALSE(r.passed) << to_string(storage) << ": worst/bound " << r.worst_over_bound;
+    EXPECT_GT(r.worst_over_bound, 1) << to_string(storage);
+    EXPECT_NE(r.message.find("rounded_once_within_half_ulp violated"), std::string::npos) << r.message;
   }
 }
 

@@ -3,11 +3,13 @@
 #include "properties/property_runner.h"
 
 #include <rapidcheck/detail/TestListener.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -31,38 +33,104 @@ constexpr bool sanitized_build = false;
 
 constexpr int sanitizer_case_divisor = 4;
 
-// Quiet, except in the deep profile: a million cases take hours, so after 10 s and then every
-// minute it prints one line on stderr with the cases done and the worst ratio so far (what a
-// time-capped run reports).
+// Progress of a long run, on stderr. On a terminal: a bar redrawn in place (after the first
+// second, so that short properties draw nothing) and erased when the property ends. Elsewhere
+// (a CI log, ctest): deep profile only, after 10 s and then every minute, one line with the
+// cases done, the rate, the time left and the worst ratio so far (what a time-capped run
+// reports). A shard counts its own block's cases only.
 class progress_listener : public rc::detail::TestListener {
  public:
-  progress_listener(const std::string& id, const observation& seen, bool report)
-      : id_(id), seen_(seen), report_(report), last_(std::chrono::steady_clock::now()) {}
+  progress_listener(const std::string& id, const observation& seen, bool deep, case_block block)
+      : id_(id), seen_(seen), block_(block), terminal_(isatty(STDERR_FILENO) != 0),
+        report_(terminal_ || deep), start_(std::chrono::steady_clock::now()), last_(start_) {}
+  ~progress_listener() override {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");  // erase the bar
+  }
+  progress_listener(const progress_listener&) = delete;
+  progress_listener& operator=(const progress_listener&) = delete;
+
   void onTestCaseFinished(const rc::detail::CaseDescription&) override {
-    ++cases_;
-    if (!report_ || (cases_ & 15) != 0) return;
+    if (++stream_case_ <= block_.begin || stream_case_ > block_.end || !report_ ||
+        (stream_case_ & 15) != 0)
+      return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < (reported_ ? std::chrono::seconds(60) : std::chrono::seconds(10))) return;
+    const auto since_start = now - start_, since_last = now - last_;
+    if (terminal_) {
+      if (since_start < std::chrono::seconds(1) || since_last < std::chrono::milliseconds(250)) return;
+    } else if (since_last < (reported_ ? std::chrono::seconds(60) : std::chrono::seconds(10))) {
+      return;
+    }
     last_ = now;
     reported_ = true;
-    std::fprintf(stderr,
-                 "[ progress ] %s: %lld cases, worst/bound so far %.4g at %s; worst/documented "
-                 "target %.4g\n",
-                 id_.c_str(), static_cast<long long>(cases_), seen_.worst_over_bound,
-                 seen_.worst_case.empty() ? "-" : seen_.worst_case.c_str(),
-                 seen_.worst_over_target);
+    const std::int64_t done = stream_case_ - block_.begin, total = block_.end - block_.begin;
+    const double seconds = std::chrono::duration<double>(since_start).count();
+    const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+    const std::string left =
+        rate > 0 ? duration_text(static_cast<double>(std::max<std::int64_t>(total - done, 0)) / rate) : "?";
+    if (terminal_) {
+      constexpr int width = 30;
+      const int filled = total > 0 ? static_cast<int>(std::min<std::int64_t>(done * width / total, width)) : width;
+      std::fprintf(stderr, "\r\033[K%s [%s%s] %lld/%lld cases, %.0f/s, %s left, worst/bound %.3g",
+                   id_.c_str(), std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(),
+                   static_cast<long long>(done), static_cast<long long>(total), rate, left.c_str(),
+                   seen_.worst_over_bound);
+      drawn_ = true;
+    } else {
+      std::fprintf(stderr,
+                   "[ progress ] %s: %lld of %lld cases, %.0f cases/s, about %s left; worst/bound "
+                   "so far %.4g at %s; worst/documented target %.4g\n",
+                   id_.c_str(), static_cast<long long>(done), static_cast<long long>(total), rate,
+                   left.c_str(), seen_.worst_over_bound,
+                   seen_.worst_case.empty() ? "-" : seen_.worst_case.c_str(), seen_.worst_over_target);
+    }
+    std::fflush(stderr);
   }
   void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 
  private:
+  // "1h02m", "3m05s", "42s".
+  static std::string duration_text(double seconds) {
+    const auto s = static_cast<long long>(seconds + 0.5);
+    char text[32];
+    if (s >= 3600) std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+    else if (s >= 60) std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
+    else std::snprintf(text, sizeof text, "%llds", s);
+    return text;
+  }
+
   const std::string& id_;
   const observation& seen_;
+  case_block block_;
+  bool terminal_;
   bool report_;
-  std::chrono::steady_clock::time_point last_;
+  std::chrono::steady_clock::time_point start_, last_;
   bool reported_ = false;
-  std::int64_t cases_ = 0;
+  bool drawn_ = false;
+  std::int64_t stream_case_ = 0;  // cases of the stream finished, the skipped ones included
 };
+
+// `property` for a shard: the cases of the stream outside the block pass without being
+// generated. RapidCheck still runs the whole stream, drawing each case's split of the random
+// and its size from the same count as the unsharded run, which keeps case i — and the
+// reproduce=… token of a failure, which records the size — the same in every shard.
+rc::detail::Property block_only(const rc::detail::Property& property, case_block block,
+                                std::int64_t total) {
+  if (block.begin == 0 && block.end == total) return property;
+  auto seen = std::make_shared<std::int64_t>(0);
+  return rc::Gen<rc::detail::CaseDescription>(
+      [property, seen, block](const rc::Random& random, int size) {
+        const std::int64_t i = (*seen)++;
+        if (i < block.begin || i >= block.end) {
+          rc::detail::CaseDescription skipped;
+          skipped.result = rc::detail::CaseResult(rc::detail::CaseResult::Type::Success, "");
+          skipped.example = [] { return rc::detail::Example(); };
+          return rc::shrinkable::just(std::move(skipped));
+        }
+        return property(random, size);
+      });
+}
 
 std::string rc_params() {
   const char* value = std::getenv("RC_PARAMS");
@@ -191,13 +259,21 @@ property_result run_property(const std::string& id, const std::string& name,
   metadata.description = id;
   rc::detail::TestParams params;
   params.seed = settings.seed;
-  params.maxSuccess = case_count(settings, quick_cases);
+  const int total = case_count(settings, quick_cases);
+  const case_block block = settings.reproduce.empty()
+                               ? shard_block(total, settings.shard_index, settings.shard_count)
+                               : case_block{0, total};  // a replay is one case: not sharded
+  params.maxSuccess = total;
   params.maxSize = rc::kNominalSize;  // the generators ignore size (generators.h)
   params.disableShrinking = settings.disable_shrinking;
-  progress_listener listener(id, seen, settings.level == profile::deep);
+  progress_listener listener(id, seen, settings.level == profile::deep, block);
 
-  const rc::detail::TestResult result =
-      rc::detail::checkProperty(property, metadata, params, listener, settings.reproduce);
+  const rc::detail::TestResult result = rc::detail::checkProperty(
+      block_only(property, block, total), metadata, params, listener, settings.reproduce);
+  // The block's cases among the stream's first `stream_cases`.
+  const auto own = [&block](std::int64_t stream_cases) {
+    return std::clamp<std::int64_t>(stream_cases, block.begin, block.end) - block.begin;
+  };
 
   property_result out;
   out.name = name;
@@ -210,18 +286,18 @@ property_result run_property(const std::string& id, const std::string& name,
   const std::string replay_suffix = "\" ROPECHECK_PROFILE=" + std::string(to_string(settings.level)) +
                                     " " + settings.replay_command;
   if (result.match(success)) {
-    out.cases = success.numSuccess;
+    out.cases = own(success.numSuccess);
     return out;
   }
   out.passed = false;
   out.replay = replay_prefix + replay_suffix;  // the same cases again, from the same seed
   if (result.match(failure)) {
-    out.cases = failure.numSuccess + 1;
+    out.cases = own(failure.numSuccess + 1);
     out.counterexample = describe_failure(failure, settings.seed);
     out.message = case_message(failure.description);
     out.replay = replay_prefix + " " + reproduce_token(id, failure.reproduce) + replay_suffix;
   } else if (result.match(gave_up)) {
-    out.cases = gave_up.numSuccess;
+    out.cases = own(gave_up.numSuccess);
     out.counterexample = "Gave up after " + std::to_string(gave_up.numSuccess) +
                          " tests: too many generated cases were discarded (seed " +
                          std::to_string(settings.seed) + ")\nlast discarded: " +

@@ -93,7 +93,24 @@ struct run_settings {
   // What the error bounds allow (bounds/accuracy_contracts.h); never null.
   const bounds::accuracy_contract* contract = &bounds::exact_contract();
   std::int64_t max_position = 0;  // > 0: no case has |m| beyond it (--max-position)
+  // Sharding (gate --shard I/N): this run takes case_block(total, shard_index, shard_count) of
+  // the property's case stream; 0/1 runs every case.
+  int shard_index = 0;
+  int shard_count = 1;
+  oracle_tables oracle = oracle_tables::memoized;  // the double tier's tables (check_options)
 };
+
+// The cases [begin, end) of a stream of `total` that shard `index` of `count` runs: contiguous
+// blocks in shard order, so that the union over the shards is the stream, a shard's first
+// failure is the stream's first failure when no earlier shard fails, and the first `k` plot
+// points of the stream are the shards' points in shard order.
+struct case_block {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+};
+constexpr case_block shard_block(std::int64_t total, int index, int count) {
+  return {total * index / count, total * (index + 1) / count};
+}
 
 // Settings from RC_PARAMS (via RapidCheck's own parser) for the given profile and seed; the
 // seed argument wins over RC_PARAMS's. Throws std::invalid_argument if RC_PARAMS is malformed.
@@ -113,7 +130,12 @@ bool skipped_by_reproduce(const run_settings& settings, const std::string& id);
 // one line): the key of observation::failures, and property_result::message.
 std::string case_message(const std::string& description);
 
-// Runs the property under the metadata id `id` (the key reproduce strings use).
+// Runs the property under the metadata id `id` (the key reproduce strings use). A shard runs
+// RapidCheck's whole stream up to its block's end but generates only its block's cases: case i
+// is drawn from the i-th split of the seed's random whatever the shard, so the shards' cases are
+// the unsharded run's (exactly so when no case is discarded, as none of the kernel properties
+// on the built-in kernels is). `cases` and "Falsifiable after N tests" count as the unsharded
+// run does: cases are the block's, N is the case's index in the whole stream.
 property_result run_property(const std::string& id, const std::string& name,
                              const rc::detail::Property& property, int quick_cases,
                              const run_settings& settings, const observation& seen);

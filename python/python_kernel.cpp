@@ -61,7 +61,7 @@ python_kernel::python_kernel(py::object adapter, std::string name, std::string d
   // on_the_fly: the kernel gets θ_j (params["inv_freq"]), never a cos/sin table. The adapter
   // passes one position per token: no position streams (their properties are skipped).
   info_ = {name_, description_, fast::angle_strategy::on_the_fly, dtypes_, pairings_,
-           &python_kernel::call, this, false};
+           &python_kernel::call, this, false, false};
 }
 
 python_kernel::~python_kernel() {

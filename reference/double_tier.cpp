@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "reference/cos_sin_table.h"
 #include "reference/frequencies.h"
@@ -47,6 +48,22 @@ double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> po
   for (std::size_t r = 0; r < distinct.size(); ++r) row_of_position_.emplace(distinct[r], r);
   cos_sin_.resize(distinct.size() * theta.size() * 2);
   table_stats_ = fill_cos_sin_table(distinct, theta, factor, cos_sin_, threads);
+}
+
+double_tier::double_tier(const rope_spec& spec, double attention_factor,
+                         std::vector<double> inverse_frequencies,
+                         std::span<const std::int64_t> distinct_positions,
+                         std::vector<double> cos_sin, const cos_sin_table_stats& stats)
+    : head_dim_(spec.head_dim),
+      rotary_dim_(spec.rotary_dim),
+      pair_(spec.pair),
+      attention_factor_(attention_factor),
+      inverse_frequencies_(std::move(inverse_frequencies)),
+      cos_sin_(std::move(cos_sin)),
+      table_stats_(stats) {
+  row_of_position_.reserve(distinct_positions.size());
+  for (std::size_t r = 0; r < distinct_positions.size(); ++r)
+    row_of_position_.emplace(distinct_positions[r], r);
 }
 
 const double* double_tier::row(std::int64_t position) const {

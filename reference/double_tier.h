@@ -80,6 +80,14 @@ class double_tier {
   pairing pair() const { return pair_; }
 
  private:
+  // A tier over a table already built (double_tier_memo.h): `cos_sin` holds the rows of
+  // `distinct_positions`, in that order, as the constructor above would compute them.
+  double_tier(const rope_spec& spec, double attention_factor,
+              std::vector<double> inverse_frequencies,
+              std::span<const std::int64_t> distinct_positions, std::vector<double> cos_sin,
+              const cos_sin_table_stats& stats);
+  friend class double_tier_memo;
+
   const double* row(std::int64_t position) const;
   void rotate_by(std::span<const double> x, const double* cos_sin_row, double sign,
                  std::span<double> y) const;

@@ -25,7 +25,8 @@ std::string ratio(double worst_over_bound) {
                                  : fmt::format("{:.3f}", worst_over_bound);
 }
 
-constexpr int schema_version = 2;
+// 3: the `shard` field (a shard report's cases are its block's only).
+constexpr int schema_version = 3;
 
 json location_json(const location& l) {
   if (l.text.empty()) return nullptr;
@@ -54,6 +55,20 @@ bool shown_as_failure(const property_outcome& p) { return !p.passed; }
 
 std::string verdict_of(const property_outcome& p) {
   return p.status.empty() ? verdict(p.passed) : p.status;
+}
+
+void judge(gate_report& r) {
+  r.passed = true;
+  for (auto& k : r.kernels) {
+    k.passed = std::none_of(k.properties.begin(), k.properties.end(),
+                            [](const property_outcome& p) { return !p.passed && p.status.empty(); });
+    const std::string segment = "/" + k.name + "/";
+    for (const auto& f : r.fixtures)
+      if (!f.passed && f.name.find(segment) != std::string::npos) k.passed = false;
+    r.passed = r.passed && k.passed;
+  }
+  for (const auto& f : r.fixtures) r.passed = r.passed && f.passed;
+  for (const auto& m : r.mutants) r.passed = r.passed && m.killed;
 }
 
 json to_json(const gate_report& r) {
@@ -96,6 +111,8 @@ json to_json(const gate_report& r) {
               {"max_position", r.max_position > 0 ? json(r.max_position) : json(nullptr)},
               {"selected_properties", r.selected_properties},
               {"baseline", r.baseline.empty() ? json(nullptr) : json(r.baseline)},
+              {"shard", r.shard_count > 1 ? json{{"index", r.shard_index}, {"count", r.shard_count}}
+                                          : json(nullptr)},
               {"kernels", kernels},
               {"fixtures", fixtures}};
   if (!r.mutants.empty()) {
@@ -117,10 +134,10 @@ gate_report gate_report_from_json(const json& j) {
     throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"gate\"", j["report"].dump()));
   gate_report r;
   const int version = field<int>(j, "schema_version", "report");
-  if (version != 1 && version != schema_version)
-    throw std::invalid_argument(fmt::format("report: field 'schema_version': {} is not 1 or {}",
+  if (version < 1 || version > schema_version)
+    throw std::invalid_argument(fmt::format("report: field 'schema_version': {} is not 1, 2 or {}",
                                             version, schema_version));
-  const bool v2 = version == schema_version;  // version 1 has none of the fields below
+  const bool v2 = version >= 2;  // version 1 has none of the fields below
   r.tool_version = field<std::string>(j, "tool_version", "report");
   r.passed = verdict_field(j, "report");
   r.profile = field<std::string>(j, "profile", "report");
@@ -134,6 +151,17 @@ gate_report gate_report_from_json(const json& j) {
     r.selected_properties = field<std::vector<std::string>>(j, "selected_properties", "report");
     const auto baseline = field<json>(j, "baseline", "report");
     r.baseline = baseline.is_null() ? "" : field<std::string>(j, "baseline", "report");
+  }
+  if (version >= 3) {
+    const auto shard = field<json>(j, "shard", "report");
+    if (!shard.is_null()) {
+      r.shard_index = field<int>(shard, "index", "shard");
+      r.shard_count = field<int>(shard, "count", "shard");
+      if (r.shard_count < 2 || r.shard_index < 0 || r.shard_index >= r.shard_count)
+        throw std::invalid_argument(fmt::format(
+            "report: field 'shard': {} is not {{\"index\": I, \"count\": N}} with 0 <= I < N, N >= 2",
+            shard.dump()));
+    }
   }
   const auto kernels = field<json>(j, "kernels", "report");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -311,6 +339,11 @@ std::string header_lines(const gate_report& r) {
     out += fmt::format("properties: {} (the others not run)\n", list);
   }
   if (!r.baseline.empty()) out += fmt::format("baseline: {}\n", r.baseline);
+  if (r.shard_count > 1)
+    out += fmt::format("shard: {}/{} (block {} of {} of every property's cases{}; "
+                       "`ropecheck report merge` joins the shards)\n",
+                       r.shard_index, r.shard_count, r.shard_index, r.shard_count,
+                       r.shard_index == 0 ? ", and the fixtures" : "");
   return out;
 }
 
@@ -374,6 +407,7 @@ std::string render_markdown(const gate_report& r) {
                                 r.passed ? "✅ pass" : "❌ fail", r.profile, r.seed, r.contract);
   if (r.max_position > 0) out += fmt::format(" Positions |m| ≤ {}.", r.max_position);
   if (!r.baseline.empty()) out += fmt::format(" Baseline `{}`.", r.baseline);
+  if (r.shard_count > 1) out += fmt::format(" Shard {}/{} only.", r.shard_index, r.shard_count);
   out += "\n\n";
   out += "| kernel | verdict | worst/bound | failed properties |\n|---|---|---|---|\n";
   for (const auto& k : r.kernels) {

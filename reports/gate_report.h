@@ -42,6 +42,9 @@ struct property_outcome {
   std::vector<std::pair<std::int64_t, double>> points;  // (position, case's worst/bound) per case
 };
 
+// The most plot points a property keeps (the first ones of its case stream).
+inline constexpr std::size_t max_points_per_property = 2000;
+
 // "pass" | "fail" | "known_failure" | "skipped" | "not_run".
 std::string verdict_of(const property_outcome& p);
 
@@ -77,11 +80,21 @@ struct gate_report {
   std::int64_t max_position = 0;       // > 0: --max-position (no case beyond |m| = this)
   std::vector<std::string> selected_properties;  // --property; empty: all
   std::string baseline;                // --baseline path, if any
+  // gate --shard I/N: this report holds block I of N of every property's cases (and, in shard
+  // 0, the fixtures and mutants); `report merge` joins the N into the unsharded report (1/1).
+  int shard_index = 0;
+  int shard_count = 1;
   bool passed = true;
   std::vector<kernel_outcome> kernels;
   std::vector<fixture_outcome> fixtures;
   std::vector<mutant_outcome> mutants;  // only with --mutants (absent from the JSON otherwise)
 };
+
+// The verdicts from the outcomes: a kernel passes when none of its properties fails (a known
+// failure, a skipped or not run property does not) and none of its fixtures (named
+// "…/<kernel>/…") fails; the report passes when every kernel and fixture passes and every
+// mutant is killed. Sets every kernel's `passed` and the report's.
+void judge(gate_report& report);
 
 nlohmann::json to_json(const gate_report& report);
 // Throws std::invalid_argument naming the field when `j` is not a gate report.

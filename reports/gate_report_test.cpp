@@ -54,7 +54,7 @@ TEST(GateReport, JsonRoundTripsExactly) {
   EXPECT_EQ(j["kernels"][1]["properties"][1]["verdict"], "skipped");
   EXPECT_EQ(j["kernels"][1]["properties"][2]["verdict"], "known_failure");
   EXPECT_EQ(j["contract"]["name"], "float32_angles");
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(to_json(gate_report_from_json(j)).dump(), j.dump());
 }
 

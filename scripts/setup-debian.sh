@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   libboost-dev libmpfr-dev libgmp-dev libmpc-dev
-  libfmt-dev libcli11-dev nlohmann-json3-dev libhwy-dev libsleef-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libhwy-dev
   libxml2-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
 )
