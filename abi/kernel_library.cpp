@@ -24,6 +24,8 @@ int32_t abi_dtype(dtype t) {
     case dtype::bfloat16: return ROPECHECK_DTYPE_BFLOAT16;
     case dtype::int32: return ROPECHECK_DTYPE_INT32;
     case dtype::int64: return ROPECHECK_DTYPE_INT64;
+    case dtype::float8_e4m3fn: return ROPECHECK_DTYPE_FLOAT8_E4M3FN;
+    case dtype::float8_e5m2: return ROPECHECK_DTYPE_FLOAT8_E5M2;
     case dtype::float64: return 0;  // not an ABI storage type
   }
   return 0;
@@ -173,7 +175,8 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
           "{}: kernel [{}]: field 'name': a second kernel of this name (names are unique within a "
           "library) '{}'",
           state->path, i, name));
-    for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16})
+    for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
+                    dtype::float8_e5m2})
       if (k.dtypes & (1u << abi_dtype(t))) state->dtypes[i].push_back(t);
     if (k.pairings & (1u << ROPECHECK_PAIRING_HALF)) state->pairings[i].push_back(pairing::half_split);
     if (k.pairings & (1u << ROPECHECK_PAIRING_ADJACENT)) state->pairings[i].push_back(pairing::adjacent);

@@ -18,7 +18,7 @@ namespace {
 // judged against the reference, which is defined for every |m| <= 2^31 - 1.
 void diagnose_context(const audit_input& in, std::vector<reports::finding>& out) {
   const std::int64_t context =
-      in.spec.scaling.type == scaling_type::dynamic ? 0 : in.spec.scaling.max_position_embeddings;
+      type_of(in.spec.scaling) == scaling_type::dynamic ? 0 : in.spec.max_position_embeddings;
   const auto rows = static_cast<std::int64_t>(in.positions.size());
   std::int64_t negative = 0, past = 0, lowest = 0, highest = 0;
   for (const std::int64_t m : in.positions) {

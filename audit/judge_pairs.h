@@ -18,6 +18,7 @@ namespace ropecheck::audit {
 // std::max by value: the reference std::max returns would make the vectorizer load through a
 // pointer chosen at run time, which it cannot do unconditionally.
 inline double larger(double a, double b) { return a < b ? b : a; }
+inline double smaller(double a, double b) { return b < a ? b : a; }
 
 // keep ? v : +0, as a bitwise AND. With a ?: the compiler computes v only when it is kept —
 // inside a branch, and the vectorizer may not execute a floating-point operation (which could
@@ -56,6 +57,9 @@ struct pair_constants {
   double floor;       // tolerance_rule::floor()
   double attention;   // A
   double worst_rel;   // the worst output so far, as |y − y_exact| / ‖pair‖ (units·2^-24, exact)
+  // fp8 stores saturate: y is judged against clamp(y_exact, ±max) (bounds::saturated_exact);
+  // +inf (no clamp) for the other dtypes.
+  double saturation = HUGE_VAL;
 };
 struct pair_counts {
   std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
@@ -82,7 +86,9 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
   std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
   for (std::int64_t j = 0; j < pairs; ++j) {
     const auto [a, b] = pair_of(pair, 2 * pairs, j);
-    const double ya = y[a], yb = y[b], ra = ref[a], rb = ref[b];
+    const double ya = y[a], yb = y[b];
+    const double ra = larger(-k.saturation, smaller(ref[a], k.saturation));
+    const double rb = larger(-k.saturation, smaller(ref[b], k.saturation));
     const double norm = pair_norm<x_is_float64>(x[a], x[b]);
     // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
     const double scaled_norm = k.attention * norm;

@@ -136,7 +136,8 @@ class judging_loop {
   template <pairing pair, bool x_is_float64, bool judged_float32>
   void judge_vector(row_state& rs, std::int64_t h, std::span<const double> x, std::span<const double> y,
                     std::span<const double> ref, reports::audit_report& r) {
-    const pair_constants k{rotary_ / 2, in_.judged, rule_.floor(), attention_, r.max_rel_pair_error_units * unit};
+    const pair_constants k{rotary_ / 2, in_.judged, rule_.floor(), attention_, r.max_rel_pair_error_units * unit,
+                           bounds::saturation_limit(in_.judged)};
     const pair_counts n = judge_pairs<pair, x_is_float64, judged_float32>(
         k, x.data(), y.data(), ref.data(), rs.coefficient.data(), rs.max_rel.data(), profile_.abs_max.data(),
         profile_.ulp_sum.data(), profile_.ulp_max.data(), profile_.freq_count.data());
@@ -163,11 +164,12 @@ class judging_loop {
       const double norm = pair_norm<x_is_float64>(x[a], x[b]);
       for (const int c : {a, b}) {
         if (!std::isfinite(y[c])) continue;
-        const double err = std::fabs(y[c] - ref[c]);
+        const double exact = bounds::saturated_exact(in_.judged, ref[c]);  // as judge_pairs
+        const double err = std::fabs(y[c] - exact);
         const double units = (norm > 0 ? err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
         if (units > r.max_rel_pair_error_units || (first_of_audit && j == 0 && c == a)) {
           r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
-          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], ref[c],
+          r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], exact,
                      err, rule_.allowed(rs.coefficient[j], attention_ * norm, y[c])};
         }
       }

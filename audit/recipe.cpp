@@ -55,7 +55,7 @@ void recipe_simulator::prepare(const recipe& r) {
   prepared_ = r;
   const int d = spec_.rotary_dim;
   theta_.resize(exact_theta_.size());
-  const bool scaled = spec_.scaling.type != scaling_type::none;
+  const bool scaled = type_of(spec_.scaling) != scaling_type::none;
   for (std::size_t j = 0; j < theta_.size(); ++j) {
     double t = 0;
     if (r.frequencies == dtype::float64 && r.method == frequency_method::pow) {

@@ -151,10 +151,28 @@ inline double working_pair_bound(double pair_norm, std::int64_t position, double
   return relative * a.factor * pair_norm + std::sqrt(2.0) * float32_underflow_per_output;
 }
 
-// §6. The store: float32 outputs are stored as computed; float16/bfloat16 outputs are rounded
+// §6. The store: float32 outputs are stored as computed; float16/bfloat16/fp8 outputs are rounded
 // once (RNE) from the float32 value, which moves them by at most half the spacing of the format
 // next to the stored value: ulp_of(y)/2 (numeric/ulp.h takes the ulp in y's binade, the larger
 // of the two gaps next to y, and never below the smallest subnormal).
+//
+// fp8 stores also saturate (numeric/fp8.h): a float32 value beyond ±max is stored as ±max. The
+// stored value therefore approximates sat(y) = clamp(y, −max, max), not y: sat is 1-Lipschitz,
+// so |sat(ŷ) − sat(y)| ≤ |ŷ − y| ≤ the working bound, and RNE below max moves a value by at most
+// half a spacing (max itself is representable, so nothing below it rounds past it). Hence
+// |stored − sat(y_exact)| ≤ working bound + half spacing: the same bound, checked against the
+// saturated exact value (saturated_exact). For float32/float16/bfloat16 sat is the identity
+// (the properties keep their exact outputs in range; an overflow to ±inf is not a RoPE error).
+// The largest magnitude a store of `storage` keeps: fp8's max, +inf for the others.
+inline double saturation_limit(dtype storage) {
+  return is_float8(storage) ? format_of(storage).max_finite() : HUGE_VAL;
+}
+inline double saturated_exact(dtype storage, double exact) {
+  if (!std::isfinite(exact)) return exact;
+  const double max = saturation_limit(storage);
+  return std::clamp(exact, -max, max);
+}
+
 inline double store_half_spacing(dtype storage, double stored) {
   if (storage == dtype::float32 || !std::isfinite(stored)) return 0;
   return ulp_of(stored, storage) / 2;

@@ -164,6 +164,29 @@ TEST_F(Audit, DiagnosesABfloat16TrigCache) {
   EXPECT_TRUE(diagnosed(report, "low_precision_trig_cache")) << report["diagnosis"].dump();
 }
 
+// fp8 outputs travel as uint8 .npy bits: refused without --dtype (exit 2 naming the flag), and
+// judged as fp8 with it. X is scaled so that a share of the exact outputs exceed e4m3fn's 448:
+// the reference rounded once and saturated (numeric/fp8.h, tested against the OCP value table)
+// passes, because the audit compares with clamp(exact, ±448).
+TEST_F(Audit, Fp8OutputsAreUint8BitsReadWithDtypeAndSaturationIsJudged) {
+  std::vector<double> big(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) big[i] = static_cast<double>(static_cast<float>(x[i] * 300));
+  write_npy(path("x.npy"), from_float64(big, shape, dtype::float32));
+  ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                path("pos.npy") + " --out " + path("ref.npy")).exit_code, 0);
+  const auto exact = to_float64(read_npy(path("ref.npy")));
+  EXPECT_GT(std::count_if(exact.begin(), exact.end(), [](double v) { return std::fabs(v) > 448; }), 100);
+  write_npy(path("y8.npy"), from_float64(exact, shape, dtype::float8_e4m3fn));
+  const std::string args = "audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                           path("pos.npy") + " --y " + path("y8.npy");
+  const auto refused = run(args);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--dtype float8_e4m3fn"), std::string::npos) << refused.output;
+  const auto judged = run(args + " --dtype float8_e4m3fn --json " + path("r.json"));
+  EXPECT_EQ(judged.exit_code, 0) << judged.output;
+  EXPECT_EQ(nlohmann::json::parse(file_text(path("r.json")))["dtype"], "float8_e4m3fn");
+}
+
 TEST_F(Audit, DiagnosesTheWrongPairing) {
   write_text("adjacent.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent"})");
   ASSERT_EQ(run("reference --spec " + path("adjacent.json") + " --x " + path("x.npy") + " --pos " +

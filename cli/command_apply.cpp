@@ -1,6 +1,6 @@
 // ropecheck apply --kernel NAME [--kernel-lib PATH.so] --spec SPEC.json --x X.npy --pos POS.npy --out Y.npy
 // Runs one registered fast kernel (or a kernel of a library built on ropecheck/kernel_abi.h) on a tensor, in the dtype of X (float32, float16, or
-// bfloat16 given as raw bits with --dtype bfloat16). Same spec and shapes as `reference`.
+// bfloat16 given as raw bits with --dtype bfloat16, fp8 as uint8 bits with --dtype float8_e4m3fn|float8_e5m2). Same spec and shapes as `reference`.
 #include <fmt/format.h>
 
 #include <optional>
@@ -44,7 +44,7 @@ int run_apply(apply_options options) {
   const rope_inputs in = read_rope_inputs(options.inputs);
   if (in.x.type == dtype::float64)
     throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", "float64",
-                   "kernels take float32, float16 or bfloat16");
+                   "kernels take float32, float16, bfloat16, float8_e4m3fn or float8_e5m2");
   if (kernel->strategy == fast::angle_strategy::cache) {
     // The kernel's float32 table covers positions 0 … max position, and is refused past
     // fast::max_cache_floats: name the position rather than the kernel's table size.
@@ -82,7 +82,7 @@ void add_apply_command(CLI::App& app, int& exit_status) {
                   "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
                   "column); text (default): the text model's RoPE")
       ->check(CLI::IsMember({"text", "vision"}));
-  cmd->add_option("--x", options->inputs.x, "input X.npy (float32, float16, bfloat16 bits)")
+  cmd->add_option("--x", options->inputs.x, "input X.npy (float32, float16, bfloat16 or fp8 bits)")
       ->required();
   cmd->add_option("--pos", options->inputs.positions, "positions POS.npy (int32/int64)")
       ->required();
@@ -90,8 +90,8 @@ void add_apply_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--kernel-lib", options->kernel_library,
                   "take --kernel from this shared library (ropecheck/kernel_abi.h)");
   cmd->add_option("--dtype", options->dtype_name,
-                  "read 16-bit raw X as this dtype (bfloat16)")
-      ->check(CLI::IsMember({"bfloat16"}));
+                  "read raw X as this dtype (16-bit: bfloat16; uint8: float8_e4m3fn, float8_e5m2)")
+      ->check(CLI::IsMember({"bfloat16", "float8_e4m3fn", "float8_e5m2"}));
   cmd->callback([options, &exit_status] { exit_status = run_apply(*options); });
 }
 

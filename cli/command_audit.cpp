@@ -1,5 +1,5 @@
 // ropecheck audit --spec SPEC.json --x X.npy --pos POS.npy --y Y.npy
-//                 [--dtype float32|float16|bfloat16] [--tolerance UNITS]
+//                 [--dtype float32|float16|bfloat16|float8_e4m3fn|float8_e5m2] [--tolerance UNITS]
 //                 [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
 // Checks a third-party RoPE output against the reference. Exit 0 within tolerance, 1 not,
 // 2 bad input.
@@ -61,7 +61,7 @@ int run_audit_command(audit_options o) {
   std::optional<dtype> judged;
   if (!o.dtype_name.empty()) {
     judged = parse_dtype(o.dtype_name);
-    if (*judged == dtype::bfloat16) o.inputs.raw16 = dtype::bfloat16;
+    if (*judged == dtype::bfloat16 || is_float8(*judged)) o.inputs.raw16 = *judged;
   }
   rope_inputs in = read_rope_inputs(o.inputs);
   tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
@@ -92,8 +92,9 @@ void add_audit_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--pos", o->inputs.positions, "positions (.npy or .safetensors, int32/int64)")->required();
   cmd->add_option("--y", o->y, "the output to audit, same shape as X")->required();
   cmd->add_option("--dtype", o->dtype_name,
-                  "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as bfloat16")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
+                  "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
+                  "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
   cmd->add_option("--tolerance", o->tolerance,
                   "allowed error in units of 2^-24 × pair norm (default: the derived bound of a "
                   "correct kernel, 2.5 units plus the output dtype's half spacing)");

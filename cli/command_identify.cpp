@@ -1,4 +1,4 @@
-// ropecheck identify --x X --pos POS --y Y [--dtype float32|float16|bfloat16]
+// ropecheck identify --x X --pos POS --y Y [--dtype float32|float16|bfloat16|float8_e4m3fn|float8_e5m2]
 //                    [--spec-out SPEC.json] [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
 // Infers the RoPE convention from the data alone (audit/identify.h) and writes a spec that
 // `ropecheck audit` accepts unchanged. Exit 0 when the audit of Y against the inferred spec
@@ -36,7 +36,7 @@ int run_identify_command(const identify_options& o) {
   std::optional<dtype> judged;
   if (!o.dtype_name.empty()) {
     judged = parse_dtype(o.dtype_name);
-    if (*judged == dtype::bfloat16) raw16 = dtype::bfloat16;
+    if (*judged == dtype::bfloat16 || is_float8(*judged)) raw16 = *judged;
   }
   audit::identify_input in;
   in.x = read_tensor(o.x, o.x_name, raw16);
@@ -91,8 +91,9 @@ void add_identify_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--pos", o->positions, "positions (.npy or .safetensors, int32/int64)")->required();
   cmd->add_option("--y", o->y, "the output, same shape as X")->required();
   cmd->add_option("--dtype", o->dtype_name,
-                  "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as bfloat16")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
+                  "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
+                  "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
   cmd->add_option("--spec-out", o->spec_out, "write the inferred spec (JSON that `ropecheck audit --spec` reads)");
   cmd->add_option("--x-name", o->x_name, "tensor name of X in a .safetensors file");
   cmd->add_option("--y-name", o->y_name, "tensor name of Y in a .safetensors file");

@@ -49,7 +49,7 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
            fmt::format("{}: the sequence has positions 0 ... {}", paths.spec, spec.sequence_length - 1));
     if (length_dependent && m < 0)
       fail(fmt::format("negative position, but rope_scaling \"{}\" depends on the sequence length",
-                       to_string(spec.scaling.type)),
+                       to_string(type_of(spec.scaling))),
            "its regime is defined by positions 0 ... L - 1");
   }
 }

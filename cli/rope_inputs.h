@@ -26,7 +26,7 @@ struct rope_input_paths {
   std::string positions;
   std::optional<std::string> x_name;          // tensor name inside a .safetensors file
   std::optional<std::string> positions_name;
-  std::optional<dtype> raw16;                 // --dtype bfloat16: 16-bit raw bits are bfloat16
+  std::optional<dtype> raw16;                 // --dtype bfloat16/float8_*: raw bits are that dtype
   std::string layer_type;                     // --layer-type: which per-layer-type RoPE setup
   std::string tower = {};                     // --tower: text (default) or vision
 };

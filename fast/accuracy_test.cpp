@@ -181,9 +181,20 @@ std::vector<std::size_t> kernel_indices() {
   return all;
 }
 
+// The 16-bit and float32 stores. This sweep to m = 2^24 is about the float32 arithmetic, which is
+// the same for fp8; the fp8 store is checked bit for bit against the float32 output
+// (kernels_test: kernel_fp8) and against the reference by the properties, so fp8 does not pay
+// for the sweep again.
+std::vector<dtype> swept_dtypes() {
+  std::vector<dtype> out;
+  for (dtype t : storage_dtypes())
+    if (!is_float8(t)) out.push_back(t);
+  return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(fast, accuracy,
                          ::testing::Combine(::testing::ValuesIn(kernel_indices()),
-                                            ::testing::ValuesIn(storage_dtypes())),
+                                            ::testing::ValuesIn(swept_dtypes())),
                          case_name);
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 namespace ropecheck::fast {
 namespace {
@@ -31,119 +32,126 @@ std::vector<double> rounded(const std::vector<wide>& theta) {
 // YaRN's g(s, m) = 0.1·m·ln s + 1 for s > 1, else 1.
 wide yarn_g(wide s, wide m) { return s <= 1 ? 1.0L : 0.1L * m * std::log(s) + 1.0L; }
 
-void yarn(const rope_spec& spec, std::vector<wide>& theta, wide& factor) {
-  const rope_scaling& sc = spec.scaling;
-  const int d = spec.rotary_dim;
-  const wide l0 = static_cast<wide>(sc.original_max_position_embeddings);
-  wide s = sc.factor;
-  if (sc.convention == scaling_convention::hf_derived_factor && sc.original_max_in_rope_scaling &&
-      sc.max_position_embeddings > 0)
-    s = static_cast<wide>(sc.max_position_embeddings) / l0;
-  const wide log_base = std::log(static_cast<wide>(spec.base));
-  const auto corr = [&](wide r) { return d * std::log(l0 / (two_pi * r)) / (2 * log_base); };
-  wide low = corr(sc.beta_fast);
-  wide high = corr(sc.beta_slow);
-  if (sc.truncate || sc.convention == scaling_convention::deepseek ||
-      sc.convention == scaling_convention::ggml) {
-    low = std::floor(low);
-    high = std::ceil(high);
+wide ratio(const factor_ratio& s) { return static_cast<wide>(s.numerator) / static_cast<wide>(s.denominator); }
+
+// θ'_j and A of one scaling type (rope_spec.h's rope_scaling alternatives), one overload each.
+struct scaled {
+  std::vector<wide> theta;
+  wide attention_factor = 1;
+};
+
+struct frequency_function {
+  const rope_spec& spec;
+  std::int64_t length;  // the sequence length (only dynamic and longrope read it)
+
+  int d() const { return spec.rotary_dim > 0 ? spec.rotary_dim : 0; }
+  wide base() const { return spec.base; }
+  wide dim_ratio() const { return static_cast<wide>(d()) / (d() - 2); }  // d/(d−2), NTK's exponent
+
+  scaled operator()(const no_scaling&) const { return {wide_theta(d(), base())}; }
+
+  scaled operator()(const linear_scaling& sc) const {
+    auto theta = wide_theta(d(), base());
+    for (auto& t : theta) t /= sc.factor;
+    return {theta};
   }
-  low = std::max(low, 0.0L);
-  high = std::min(high, static_cast<wide>(d - 1));
-  wide span = high - low;
-  if (sc.convention == scaling_convention::ggml) span = std::max(span, 0.001L);
-  else if (high == low) span = 0.001L;
-  for (std::size_t i = 0; i < theta.size(); ++i) {
-    const wide ramp = std::clamp((static_cast<wide>(i) - low) / span, 0.0L, 1.0L);
-    const wide e = (1 - ramp) * sc.extrapolation_factor;
-    theta[i] = theta[i] / s * (1 - e) + theta[i] * e;
+
+  scaled operator()(const ntk_scaling& sc) const {
+    return {wide_theta(d(), base() * std::pow(static_cast<wide>(sc.factor), dim_ratio()))};
   }
-  const wide attn = sc.attn_factor;
-  if (sc.attention_factor) factor = *sc.attention_factor;
-  else if (sc.convention == scaling_convention::deepseek)
-    factor = yarn_g(s, sc.mscale.value_or(1)) / yarn_g(s, sc.mscale_all_dim.value_or(0)) * attn;
-  else if (sc.convention == scaling_convention::ggml)
-    factor = sc.extrapolation_factor != 0 ? attn * yarn_g(s, 1) : attn;
-  else if (sc.mscale.value_or(0) != 0 && sc.mscale_all_dim.value_or(0) != 0)
-    factor = yarn_g(s, *sc.mscale) / yarn_g(s, *sc.mscale_all_dim) * attn;
-  else factor = yarn_g(s, 1) * attn;
-}
+
+  scaled operator()(const dynamic_scaling& sc) const {
+    const wide s = sc.factor;
+    const wide max_pos = static_cast<wide>(sc.max_position_embeddings);
+    const wide l = sc.convention == scaling_convention::vllm ? s * max_pos
+                   : length > sc.max_position_embeddings    ? static_cast<wide>(length)
+                                                            : max_pos;
+    return {wide_theta(d(), base() * std::pow(s * l / max_pos - (s - 1), dim_ratio()))};
+  }
+
+  scaled operator()(const yarn_scaling& sc) const {
+    scaled r{wide_theta(d(), base())};
+    const wide l0 = static_cast<wide>(sc.original_max_position_embeddings);
+    const wide s = ratio(sc.factor);
+    const wide log_base = std::log(base());
+    const auto corr = [&](wide r) { return d() * std::log(l0 / (two_pi * r)) / (2 * log_base); };
+    wide low = corr(sc.beta_fast);
+    wide high = corr(sc.beta_slow);
+    if (sc.truncate || sc.convention == scaling_convention::deepseek ||
+        sc.convention == scaling_convention::ggml) {
+      low = std::floor(low);
+      high = std::ceil(high);
+    }
+    low = std::max(low, 0.0L);
+    high = std::min(high, static_cast<wide>(d() - 1));
+    wide span = high - low;
+    if (sc.convention == scaling_convention::ggml) span = std::max(span, 0.001L);
+    else if (high == low) span = 0.001L;
+    for (std::size_t i = 0; i < r.theta.size(); ++i) {
+      const wide ramp = std::clamp((static_cast<wide>(i) - low) / span, 0.0L, 1.0L);
+      const wide e = (1 - ramp) * sc.extrapolation_factor;
+      r.theta[i] = r.theta[i] / s * (1 - e) + r.theta[i] * e;
+    }
+    const wide attn = sc.attn_factor;
+    wide& factor = r.attention_factor;
+    if (sc.attention_factor) factor = *sc.attention_factor;
+    else if (sc.convention == scaling_convention::deepseek)
+      factor = yarn_g(s, sc.mscale.value_or(1)) / yarn_g(s, sc.mscale_all_dim.value_or(0)) * attn;
+    else if (sc.convention == scaling_convention::ggml)
+      factor = sc.extrapolation_factor != 0 ? attn * yarn_g(s, 1) : attn;
+    else if (sc.mscale.value_or(0) != 0 && sc.mscale_all_dim.value_or(0) != 0)
+      factor = yarn_g(s, *sc.mscale) / yarn_g(s, *sc.mscale_all_dim) * attn;
+    else factor = yarn_g(s, 1) * attn;
+    return r;
+  }
+
+  scaled operator()(const llama3_scaling& sc) const {
+    scaled r{wide_theta(d(), base())};
+    const wide s = sc.factor;
+    const wide l0 = static_cast<wide>(sc.original_max_position_embeddings);
+    const wide lf = sc.low_freq_factor, hf = sc.high_freq_factor;
+    for (auto& t : r.theta) {
+      const wide wavelength = two_pi / t;
+      if (wavelength < l0 / hf) continue;
+      if (wavelength > l0 / lf || hf == lf) t /= s;  // hf = lf (Llama 4): the band is empty
+      else {
+        const wide smooth = (l0 / wavelength - lf) / (hf - lf);
+        t = (1 - smooth) * t / s + smooth * t;
+      }
+    }
+    return r;
+  }
+
+  scaled operator()(const longrope_scaling& sc) const {
+    const std::int64_t l0 = sc.original_max_position_embeddings;
+    const wide s = ratio(sc.factor);  // Phi-3: max_position_embeddings / L0 (the reader's)
+    const bool long_regime = sc.convention == scaling_convention::vllm ? length - 1 > l0 : length > l0;
+    const auto& f = long_regime ? sc.long_factor : sc.short_factor;
+    scaled r{std::vector<wide>(static_cast<std::size_t>(d() / 2))};
+    for (int i = 0; i < d() / 2 && static_cast<std::size_t>(i) < f.size(); ++i)
+      r.theta[static_cast<std::size_t>(i)] = 1 / (f[static_cast<std::size_t>(i)] * std::pow(base(), 2.0L * i / d()));
+    const auto regime_mscale = long_regime ? sc.long_mscale : sc.short_mscale;
+    if (sc.attention_factor) r.attention_factor = *sc.attention_factor;
+    else if (regime_mscale) r.attention_factor = *regime_mscale;
+    else r.attention_factor = s <= 1 ? 1.0L : std::sqrt(1 + std::log(s) / std::log(static_cast<wide>(l0)));
+    return r;
+  }
+
+  scaled operator()(const proportional_scaling& sc) const {  // θ_j / s for rotated_pairs, then 0
+    scaled r{wide_theta(d(), base())};
+    for (std::size_t i = 0; i < r.theta.size(); ++i)
+      r.theta[i] = static_cast<int>(i) < sc.rotated_pairs ? r.theta[i] / sc.factor : 0.0L;
+    return r;
+  }
+};
 
 }  // namespace
 
 rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence_length) {
-  const rope_scaling& sc = spec.scaling;
-  const int d = spec.rotary_dim > 0 ? spec.rotary_dim : 0;
-  const wide base = spec.base;
-  const wide s = sc.factor;
   const std::int64_t length = spec.sequence_length > 0 ? spec.sequence_length : sequence_length;
-  const wide dim_ratio = static_cast<wide>(d) / (d - 2);  // d/(d−2), NTK's exponent
-  std::vector<wide> theta;
-  wide factor = 1;
-  switch (sc.type) {
-    case scaling_type::none:
-      theta = wide_theta(d, base);
-      break;
-    case scaling_type::linear:
-      theta = wide_theta(d, base);
-      for (auto& t : theta) t /= s;
-      break;
-    case scaling_type::ntk:
-      theta = wide_theta(d, base * std::pow(s, dim_ratio));
-      break;
-    case scaling_type::dynamic: {
-      const wide max_pos = static_cast<wide>(sc.max_position_embeddings);
-      const wide l = sc.convention == scaling_convention::vllm ? s * max_pos
-                     : length > sc.max_position_embeddings    ? static_cast<wide>(length)
-                                                              : max_pos;
-      theta = wide_theta(d, base * std::pow(s * l / max_pos - (s - 1), dim_ratio));
-      break;
-    }
-    case scaling_type::yarn:
-      theta = wide_theta(d, base);
-      yarn(spec, theta, factor);
-      break;
-    case scaling_type::llama3: {
-      theta = wide_theta(d, base);
-      const wide l0 = static_cast<wide>(sc.original_max_position_embeddings);
-      const wide lf = sc.low_freq_factor, hf = sc.high_freq_factor;
-      for (auto& t : theta) {
-        const wide wavelength = two_pi / t;
-        if (wavelength < l0 / hf) continue;
-        if (wavelength > l0 / lf || hf == lf) t /= s;  // hf = lf (Llama 4): the band is empty
-        else {
-          const wide smooth = (l0 / wavelength - lf) / (hf - lf);
-          t = (1 - smooth) * t / s + smooth * t;
-        }
-      }
-      break;
-    }
-    case scaling_type::longrope: {
-      const std::int64_t l0 = sc.original_max_position_embeddings;
-      const wide ratio = sc.max_position_embeddings > 0 &&
-                                 (sc.original_max_top_level || sc.original_max_in_rope_scaling)
-                             ? static_cast<wide>(sc.max_position_embeddings) / l0
-                             : s;
-      const bool long_regime =
-          sc.convention == scaling_convention::vllm ? length - 1 > l0 : length > l0;
-      const auto& f = long_regime ? sc.long_factor : sc.short_factor;
-      theta.resize(static_cast<std::size_t>(d / 2));
-      for (int i = 0; i < d / 2 && static_cast<std::size_t>(i) < f.size(); ++i)
-        theta[static_cast<std::size_t>(i)] = 1 / (f[static_cast<std::size_t>(i)] * std::pow(base, 2.0L * i / d));
-      const auto regime_mscale = long_regime ? sc.long_mscale : sc.short_mscale;
-      if (sc.attention_factor) factor = *sc.attention_factor;
-      else if (regime_mscale) factor = *regime_mscale;
-      else factor = ratio <= 1 ? 1.0L : std::sqrt(1 + std::log(ratio) / std::log(static_cast<wide>(l0)));
-      break;
-    }
-    case scaling_type::proportional:  // θ_j / s for the first rotated_pairs pairs, then 0
-      theta = wide_theta(d, base);
-      for (std::size_t i = 0; i < theta.size(); ++i)
-        theta[i] = static_cast<int>(i) < sc.rotated_pairs ? theta[i] / s : 0.0L;
-      break;
-  }
-  if (spec.attention_factor) factor = *spec.attention_factor;
-  return {pair_frequencies(spec.streams, rounded(theta)), static_cast<double>(factor)};
+  scaled r = std::visit(frequency_function{spec, length}, spec.scaling);
+  if (spec.attention_factor) r.attention_factor = *spec.attention_factor;
+  return {pair_frequencies(spec.streams, rounded(r.theta)), static_cast<double>(r.attention_factor)};
 }
 
 std::vector<double> inverse_frequencies(const rope_spec& spec) {

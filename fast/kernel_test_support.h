@@ -14,7 +14,8 @@
 namespace ropecheck::fast::testing {
 
 inline const std::vector<dtype>& storage_dtypes() {
-  static const std::vector<dtype> all{dtype::float32, dtype::float16, dtype::bfloat16};
+  static const std::vector<dtype> all{dtype::float32, dtype::float16, dtype::bfloat16,
+                                      dtype::float8_e4m3fn, dtype::float8_e5m2};
   return all;
 }
 

@@ -37,6 +37,7 @@ std::vector<double> near_midpoints(int p, std::uint32_t seed, int count) {
 
 TEST(round_to_odd_float, then_nearest_even_is_one_rounding) {
   for (dtype storage : storage_dtypes()) {
+    if (is_float8(storage)) continue;  // the precise kernels do not store fp8 yet
     const int p = precision_bits(storage);
     for (double base : near_midpoints(p, 7, 300)) {
       // Normal, subnormal and overflowing binades of every storage dtype, both signs.
@@ -73,6 +74,7 @@ TEST_P(precise_on_every_target, outputs_are_rounded_once) {
   for (const char* name : {"precise_simd", "precise_scalar"}) {
     const kernel_info& k = *find_kernel(name);
     for (dtype storage : storage_dtypes()) {
+      if (!k.supports(storage)) continue;
       const int p = precision_bits(storage);
       // The smallest subnormal of the dtype: no input is zero (whose sign is convention).
       const int min_exponent = storage == dtype::float16 ? -24 : storage == dtype::bfloat16 ? -133 : -149;
@@ -112,24 +114,19 @@ INSTANTIATE_TEST_SUITE_P(fast, precise_on_every_target,
                          }()),
                          [](const auto& info) { return info.param; });
 
-// |m·θ_j| ≥ 2^45 is beyond the reduction's exact range: refused, not computed less precisely.
-TEST(precise_kernels, refuse_angles_beyond_the_exact_reduction) {
+// |m·θ_j| ≥ 2^45 is beyond the reduction's exact range. prepare refuses θ_j > 2^13, so every
+// int32 position with an accepted θ_j stays below it (2^31·2^13 = 2^44): accepted at the edge.
+TEST(precise_kernels, accept_every_position_prepare_allows) {
   for (const char* name : {"precise_simd", "precise_scalar"}) {
     const kernel_info& k = *find_kernel(name);
-    rope_frequencies f{{1.0, 0x1p14}, 1.0};
-    const rope_angles angles = prepare_or_die(k, f, 0);
+    EXPECT_FALSE(k.prepare(rope_frequencies{{1.0, 0x1p14}, 1.0}, 0).ok()) << name;
+    const rope_angles angles = prepare_or_die(k, rope_frequencies{{1.0, 0x1p13}, 1.0}, 0);
     buffer x = random_buffer(dtype::float32, 4, 3), y(dtype::float32, 4);
-    for (auto [m, ok] : {std::pair{std::int64_t{1} << 30, true}, std::pair{std::int64_t{1} << 31, false}}) {
-      const std::vector<std::int64_t> positions{m};
-      const rope_call c = make_call({dtype::float32, pairing::half_split, 4, 4}, std::span(positions.data(), 1),
-                                    packed_tensor(x.data(), y.data(), 1, 4));
-      const status s = k.apply(c, angles);
-      EXPECT_EQ(s.ok(), ok) << name << " m = " << m << ": " << s.message;
-      if (!ok) {
-        EXPECT_EQ(s.code, status_code::out_of_range);
-        EXPECT_NE(s.message.find("2^45"), std::string::npos) << s.message;
-      }
-    }
+    const std::vector<std::int64_t> positions{std::int64_t{1} << 31};
+    const rope_call c = make_call({dtype::float32, pairing::half_split, 4, 4}, std::span(positions.data(), 1),
+                                  packed_tensor(x.data(), y.data(), 1, 4));
+    const status s = k.apply(c, angles);
+    EXPECT_TRUE(s.ok()) << name << ": " << s.message;
   }
 }
 

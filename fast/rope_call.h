@@ -33,7 +33,7 @@ struct rope_tensor {
 };
 
 struct rope_call {
-  dtype storage = dtype::float32;        // float32, float16 or bfloat16; math is float32
+  dtype storage = dtype::float32;        // float32, float16, bfloat16 or fp8; math is float32
   pairing pair = pairing::half_split;
   direction dir = direction::forward;
   std::int64_t head_dim = 0;

@@ -5,7 +5,9 @@
 //   a, b  <- load, widened exactly to float32 for float16/bfloat16 storage
 //   y_a = fma(a, c, −fl(b·s))      one rounded product, then one fused multiply-add
 //   y_b = fma(b, c,  fl(a·s))
-//   store y rounded once to the storage dtype (RNE); float32 stores it as is.
+//   store y rounded once to the storage dtype (RNE); float32 stores it as is; float8_e4m3fn
+//   and float8_e5m2 saturate at ±max (448, 57344) as vLLM's and TransformerEngine's satfinite
+//   casts do (numeric/fp8.h), so |y| > max stores ±max, never NaN or ±inf.
 // The same sequence in every path (scalar, AVX2, AVX-512; half-split and adjacent), so all
 // kernels agree bit for bit. Error of y_a, first order, with u = 2^-24 and φ the angle:
 // cos/sin rounding |a|·δc + |b|·δs with δ ≤ u·min(|v|, 1/2) (half an ulp, and |c|, |s| < 1),
@@ -23,6 +25,7 @@
 #include <cstring>
 
 #include "numeric/dtype.h"
+#include "numeric/fp8.h"
 #include "numeric/half.h"
 #include "spec/rope_spec.h"
 #include "spec/pair_index.h"
@@ -65,6 +68,9 @@ inline float load_element(dtype storage, const std::byte* row, std::int64_t i) {
       return float16_bits_to_float(reinterpret_cast<const std::uint16_t*>(row)[i]);
     case dtype::bfloat16:
       return bfloat16_bits_to_float(reinterpret_cast<const std::uint16_t*>(row)[i]);
+    case dtype::float8_e4m3fn:
+    case dtype::float8_e5m2:
+      return float8_bits_to_float(storage, reinterpret_cast<const std::uint8_t*>(row)[i]);
     default:
       return reinterpret_cast<const float*>(row)[i];
   }
@@ -77,6 +83,10 @@ inline void store_element(dtype storage, std::byte* row, std::int64_t i, float v
       break;
     case dtype::bfloat16:
       reinterpret_cast<std::uint16_t*>(row)[i] = float_to_bfloat16_bits(v);
+      break;
+    case dtype::float8_e4m3fn:
+    case dtype::float8_e5m2:
+      reinterpret_cast<std::uint8_t*>(row)[i] = float_to_float8_bits(storage, v);
       break;
     default:
       reinterpret_cast<float*>(row)[i] = v;

@@ -216,11 +216,18 @@ dtype dtype_from_descr(std::string_view descr, std::optional<dtype> raw16, std::
     throw io_error(file, field, "raw 16-bit dtype", descr,
                    "pass --dtype bfloat16 to read it as bfloat16 bits");
   }
+  // numpy has no fp8 dtype: fp8 travels as uint8 bits ('|u1'; '|V1' from ml_dtypes) and is read
+  // as fp8 only when the caller names the format — a uint8 array could be either, or neither.
+  if (descr == "|u1" || descr == "<u1" || descr == "|V1") {
+    if (raw16 && is_float8(*raw16)) return *raw16;
+    throw io_error(file, field, "raw 8-bit dtype", descr,
+                   "pass --dtype float8_e4m3fn or --dtype float8_e5m2 to read it as fp8 bits");
+  }
   if (!descr.empty() && descr.front() == '>') {
     throw io_error(file, field, "unsupported dtype", descr, "big-endian");
   }
   throw io_error(file, field, "unsupported dtype", descr,
-                 "supported: <f8 <f4 <f2 <i4 <i8, and <u2 or |V2 as bfloat16");
+                 "supported: <f8 <f4 <f2 <i4 <i8, <u2 or |V2 as bfloat16, |u1 or |V1 as fp8");
 }
 
 std::vector<std::int64_t> shape_from(const py_value& value, std::string_view file) {
@@ -355,6 +362,8 @@ std::string_view descr_of(dtype type) {
     case dtype::float32: return "<f4";
     case dtype::float16: return "<f2";
     case dtype::bfloat16: return "<u2";  // no numpy dtype: raw bits
+    case dtype::float8_e4m3fn:
+    case dtype::float8_e5m2: return "|u1";  // no numpy dtype: raw bits
     case dtype::int32: return "<i4";
     case dtype::int64: return "<i8";
   }

@@ -5,7 +5,9 @@
 //   (latin-1 for 1.x/2.x, utf-8 for 3.x), padded with spaces and '\n' | raw C-order data.
 // Supported: little-endian '<f8' '<f4' '<f2' '<i4' '<i8', C order only. bfloat16 has no
 // numpy dtype; it travels as raw bits ('<u2', or '|V2' from ml_dtypes) and is read as
-// bfloat16 only when the caller says so (raw16 = dtype::bfloat16, the CLI's --dtype).
+// bfloat16 only when the caller says so (raw16 = dtype::bfloat16, the CLI's --dtype). The same
+// for fp8: uint8 bits ('|u1', or '|V1') are read as float8_e4m3fn / float8_e5m2 only with
+// raw16 naming one of them; without it a uint8 array is refused (io_error).
 //
 // The parser works on a byte span and never reads outside it (it is fuzzed); every
 // malformed input becomes an io_error naming the file, the field and the offending value.

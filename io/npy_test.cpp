@@ -26,7 +26,11 @@ using ropecheck::testing::expect_io_error;
 using ropecheck::testing::scratch_dir;
 
 constexpr dtype all_dtypes[] = {dtype::float64,  dtype::float32, dtype::float16,
-                                dtype::bfloat16, dtype::int32,   dtype::int64};
+                                dtype::bfloat16, dtype::int32,   dtype::int64,
+                                dtype::float8_e4m3fn, dtype::float8_e5m2};
+
+// How the raw-bits dtype of a type is named to the reader (bfloat16 for the 16-bit, itself for fp8).
+dtype raw_of(dtype type) { return is_float8(type) ? type : dtype::bfloat16; }
 
 // magic | major minor | header length (u16 for 1.x, u32 otherwise) | header | data
 std::vector<std::byte> npy_bytes(int major, std::string_view header,
@@ -76,10 +80,10 @@ TEST(npy, round_trips_every_dtype_and_rank_through_a_file) {
       const tensor original = sample_tensor(type, shape);
       const auto path = dir / "t.npy";
       write_npy(path, original);
-      const tensor back = read_npy(path, dtype::bfloat16);
+      const tensor back = read_npy(path, raw_of(type));
       ASSERT_EQ(back, original) << to_string(type) << " " << format_shape(shape);
-      ASSERT_EQ(parse_npy(encode_npy(original), "mem", dtype::bfloat16), original);
-      ASSERT_EQ(read_tensor(path, std::nullopt, dtype::bfloat16), original);
+      ASSERT_EQ(parse_npy(encode_npy(original), "mem", raw_of(type)), original);
+      ASSERT_EQ(read_tensor(path, std::nullopt, raw_of(type)), original);
     }
   }
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"t.npy"});
@@ -97,11 +101,12 @@ TEST(npy, writer_follows_the_format_exactly) {
 TEST(npy, writer_aligns_data_to_64_bytes_and_spells_each_descr) {
   const std::pair<dtype, std::string_view> descrs[] = {
       {dtype::float64, "'<f8'"},  {dtype::float32, "'<f4'"}, {dtype::float16, "'<f2'"},
-      {dtype::bfloat16, "'<u2'"}, {dtype::int32, "'<i4'"},   {dtype::int64, "'<i8'"}};
+      {dtype::bfloat16, "'<u2'"}, {dtype::int32, "'<i4'"},   {dtype::int64, "'<i8'"},
+      {dtype::float8_e4m3fn, "'|u1'"}, {dtype::float8_e5m2, "'|u1'"}};
   for (const auto& [type, descr] : descrs) {
     for (const auto& shape : shapes_of_rank_0_to_4()) {
       const std::vector<std::byte> bytes = encode_npy(sample_tensor(type, shape));
-      const npy_layout layout = parse_npy_layout(bytes, "mem", dtype::bfloat16);
+      const npy_layout layout = parse_npy_layout(bytes, "mem", raw_of(type));
       EXPECT_EQ(layout.major_version, 1);
       EXPECT_EQ(layout.data_offset % 64, 0u);
       EXPECT_EQ(static_cast<char>(bytes[layout.data_offset - 1]), '\n');
@@ -172,6 +177,25 @@ TEST(npy, raw_16_bit_data_is_bfloat16_only_when_asked) {
                     {"q.npy", "header field 'descr'", descr, "--dtype bfloat16"});
     expect_io_error([&] { (void)parse_npy(npy_bytes(1, header, data), "q.npy", dtype::float16); },
                     {"q.npy", "header field 'descr'", "--dtype bfloat16"});
+  }
+}
+
+// uint8 .npy data is fp8 only when the format is named; the same two bytes are different
+// values in each (OCP OFP8 tables: 0x38 = 1.0 in e4m3fn, 0.5 in e5m2; 0xC0 = −2.0 in both).
+TEST(npy, raw_8_bit_data_is_fp8_only_when_asked) {
+  const std::vector<std::byte> data{std::byte{0x38}, std::byte{0xc0}};
+  for (const std::string_view descr : {"'|u1'", "'|V1'"}) {
+    const std::string header =
+        "{'descr': " + std::string(descr) + ", 'fortran_order': False, 'shape': (2,), }\n";
+    const tensor e4 = parse_npy(npy_bytes(1, header, data), "mem", dtype::float8_e4m3fn);
+    EXPECT_EQ(e4.type, dtype::float8_e4m3fn);
+    EXPECT_EQ(to_float64(e4), (std::vector<double>{1.0, -2.0}));
+    const tensor e5 = parse_npy(npy_bytes(1, header, data), "mem", dtype::float8_e5m2);
+    EXPECT_EQ(to_float64(e5), (std::vector<double>{0.5, -2.0}));
+    expect_io_error([&] { (void)parse_npy(npy_bytes(1, header, data), "y.npy"); },
+                    {"y.npy", "header field 'descr'", descr, "--dtype float8_e4m3fn"});
+    expect_io_error([&] { (void)parse_npy(npy_bytes(1, header, data), "y.npy", dtype::bfloat16); },
+                    {"y.npy", "header field 'descr'", "raw 8-bit dtype"});
   }
 }
 

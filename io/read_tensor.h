@@ -13,7 +13,8 @@ namespace ropecheck {
 
 // `name` selects a tensor inside a .safetensors file (optional when it holds one tensor) and
 // must be absent for .npy, which holds exactly one. `raw16` says how to read raw 16-bit .npy
-// data ('<u2' / '|V2'): only dtype::bfloat16 is meaningful. Throws io_error.
+// data ('<u2' / '|V2': dtype::bfloat16) and raw 8-bit data ('|u1' / '|V1': float8_e4m3fn or
+// float8_e5m2). Throws io_error.
 tensor read_tensor(const std::filesystem::path& path,
                    const std::optional<std::string>& name = std::nullopt,
                    std::optional<dtype> raw16 = std::nullopt);

@@ -32,6 +32,8 @@ std::optional<dtype> dtype_from_code(std::string_view code) {
   if (code == "F32") return dtype::float32;
   if (code == "F16") return dtype::float16;
   if (code == "BF16") return dtype::bfloat16;
+  if (code == "F8_E4M3") return dtype::float8_e4m3fn;  // safetensors' names for torch's fp8
+  if (code == "F8_E5M2") return dtype::float8_e5m2;
   if (code == "I32") return dtype::int32;
   if (code == "I64") return dtype::int64;
   return std::nullopt;
@@ -43,6 +45,8 @@ std::string_view code_of(dtype type) {
     case dtype::float32: return "F32";
     case dtype::float16: return "F16";
     case dtype::bfloat16: return "BF16";
+    case dtype::float8_e4m3fn: return "F8_E4M3";
+    case dtype::float8_e5m2: return "F8_E5M2";
     case dtype::int32: return "I32";
     case dtype::int64: return "I64";
   }
@@ -101,7 +105,7 @@ entry parse_entry(const std::string& key, const json& value, std::size_t data_si
   const std::optional<dtype> type = dtype_from_code(dtype_it->get_ref<const std::string&>());
   if (!type) {
     throw io_error(file, field("dtype"), "unsupported dtype",
-                   dtype_it->get_ref<const std::string&>(), "supported: F64 F32 F16 BF16 I32 I64");
+                   dtype_it->get_ref<const std::string&>(), "supported: F64 F32 F16 BF16 F8_E4M3 F8_E5M2 I32 I64");
   }
   e.type = *type;
 

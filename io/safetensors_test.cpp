@@ -26,7 +26,8 @@ using ropecheck::testing::expect_io_error;
 using ropecheck::testing::scratch_dir;
 
 constexpr dtype all_dtypes[] = {dtype::float64,  dtype::float32, dtype::float16,
-                                dtype::bfloat16, dtype::int32,   dtype::int64};
+                                dtype::bfloat16, dtype::int32,   dtype::int64,
+                                dtype::float8_e4m3fn, dtype::float8_e5m2};
 
 std::vector<std::byte> st_bytes(std::string_view header, std::size_t data_bytes,
                                 std::optional<std::uint64_t> declared_length = std::nullopt) {
@@ -86,6 +87,20 @@ TEST(safetensors, single_tensor_needs_no_name_and_metadata_is_ignored) {
   const tensor t = parse_safetensors(st_bytes(header, 8), "mem");
   EXPECT_EQ(t.type, dtype::float32);
   EXPECT_EQ(t.shape, std::vector<std::int64_t>{2});
+}
+
+// safetensors names torch's fp8 F8_E4M3 / F8_E5M2 (safetensors' Dtype enum); one byte each.
+TEST(safetensors, reads_fp8_by_their_safetensors_names) {
+  const std::string header = R"({"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]},)"
+                             R"("b":{"dtype":"F8_E5M2","shape":[2],"data_offsets":[2,4]}})";
+  std::vector<std::byte> bytes = st_bytes(header, 0);
+  for (const int b : {0x38, 0xc0, 0x38, 0x7b}) bytes.push_back(static_cast<std::byte>(b));
+  const tensor a = parse_safetensors(bytes, "mem", "a");
+  EXPECT_EQ(a.type, dtype::float8_e4m3fn);
+  EXPECT_EQ(to_float64(a), (std::vector<double>{1.0, -2.0}));
+  const tensor b = parse_safetensors(bytes, "mem", "b");
+  EXPECT_EQ(b.type, dtype::float8_e5m2);
+  EXPECT_EQ(to_float64(b), (std::vector<double>{0.5, 57344.0}));
 }
 
 TEST(safetensors, reads_a_hand_built_file_with_unpadded_header_and_misaligned_data) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "io/io_error.h"
+#include "numeric/fp8.h"
 #include "numeric/half.h"
 
 namespace ropecheck {
@@ -182,6 +183,10 @@ void to_float64(const tensor& t, std::int64_t first, std::span<double> out,
     case dtype::bfloat16:
       convert(t.values<std::uint16_t>(), [](std::uint16_t v) { return double{bfloat16_bits_to_float(v)}; });
       break;
+    case dtype::float8_e4m3fn:
+    case dtype::float8_e5m2:
+      convert(t.values<std::uint8_t>(), [&](std::uint8_t v) { return double{float8_bits_to_float(t.type, v)}; });
+      break;
     case dtype::int32: convert(t.values<std::int32_t>(), [](std::int32_t v) { return double(v); }); break;
     case dtype::int64: {
       constexpr std::int64_t exact_limit = std::int64_t{1} << 53;
@@ -248,6 +253,12 @@ tensor from_float64(std::span<const double> values, std::vector<std::int64_t> sh
     case dtype::bfloat16: {
       const std::span<std::uint16_t> out = t.mutable_values<std::uint16_t>();
       for (std::size_t i = 0; i < values.size(); ++i) out[i] = double_to_bfloat16_bits(values[i]);
+      break;
+    }
+    case dtype::float8_e4m3fn:
+    case dtype::float8_e5m2: {
+      const std::span<std::uint8_t> out = t.mutable_values<std::uint8_t>();
+      for (std::size_t i = 0; i < values.size(); ++i) out[i] = double_to_float8_bits(type, values[i]);
       break;
     }
     case dtype::int32: {

@@ -6,8 +6,9 @@
 // (read_npy / read_safetensors) without copying a multi-GiB payload. Copy-on-write uses
 // shared_ptr::use_count, so a tensor being mutated must not be copied concurrently.
 //
-// float16 and bfloat16 elements are held as their raw 16-bit patterns (std::uint16_t);
-// numeric/half.h converts them.
+// float16 and bfloat16 elements are held as their raw 16-bit patterns (std::uint16_t),
+// float8_e4m3fn and float8_e5m2 as raw bytes (std::uint8_t); numeric/half.h and numeric/fp8.h
+// convert them.
 #pragma once
 
 #include <cstddef>
@@ -45,8 +46,10 @@ constexpr bool element_type_matches(dtype t) {
     return t == dtype::int64;
   } else if constexpr (std::is_same_v<T, std::uint16_t>) {
     return t == dtype::float16 || t == dtype::bfloat16;  // raw bit patterns
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+    return is_float8(t);  // raw bit patterns
   } else {
-    static_assert(!sizeof(T), "tensor elements are double, float, int32, int64 or uint16 bits");
+    static_assert(!sizeof(T), "tensor elements are double, float, int32, int64, uint16 or uint8 bits");
   }
 }
 [[noreturn]] void throw_element_type_mismatch(dtype held, std::size_t requested_size);
@@ -80,7 +83,8 @@ struct tensor {
   std::span<const std::byte> bytes() const;
   std::span<std::byte> mutable_bytes();  // copies first if storage is shared or mapped
 
-  // Typed views; T must match the dtype (uint16_t for float16/bfloat16 bits), otherwise
+  // Typed views; T must match the dtype (uint16_t for float16/bfloat16 bits, uint8_t for fp8),
+  // otherwise
   // std::invalid_argument.
   template <typename T>
   std::span<const T> values() const {
@@ -125,7 +129,7 @@ void to_float64(const tensor& t, std::int64_t first, std::span<double> out,
                 std::string_view name_for_messages = "tensor");
 
 // A tensor of `type` from doubles, rounding each value ONCE, to nearest-even (float16 and
-// bfloat16 via numeric/half.h). Integer dtypes accept only integral, in-range values.
+// bfloat16 via numeric/half.h; fp8 via numeric/fp8.h, saturating at ±max as the kernels do). Integer dtypes accept only integral, in-range values.
 // Throws std::invalid_argument if values.size() does not match the shape.
 tensor from_float64(std::span<const double> values, std::vector<std::int64_t> shape, dtype type);
 

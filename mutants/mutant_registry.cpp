@@ -43,6 +43,7 @@ enum class defect {
   simd_tail_dropped,
   head_stride_ignored,
   truncating_output,
+  fp8_truncating_output,
   attention_factor_twice,
   attention_factor_dropped,
   key_not_rotated,
@@ -73,6 +74,12 @@ float load(dtype t, const std::byte* p) { return load_storage_element(t, p); }
 // Round to nearest even, or (truncate) toward zero: one step back when rounding went up.
 void store(dtype t, std::byte* p, float v, bool truncate) {
   if (t == dtype::float32 || !truncate) return store_storage_element(t, p, v);
+  if (is_float8(t)) {  // sign-magnitude: one step back in the magnitude bits is toward zero
+    auto bits = float_to_float8_bits(t, v);
+    if (std::isfinite(v) && std::fabs(float8_bits_to_float(t, bits)) > std::fabs(v)) --bits;
+    *p = static_cast<std::byte>(bits);
+    return;
+  }
   const bool half = t == dtype::float16;
   std::uint16_t bits = storage_bits16(t, v);
   if (std::isfinite(v)) {
@@ -287,7 +294,7 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
   if (d == defect::double_rounded_store) return apply_double_rounded(call, angles);
   const std::int64_t pairs = angles.pairs();
   const auto element = static_cast<std::int64_t>(size_of(call.storage));
-  const bool truncate = d == defect::truncating_output;
+  const bool truncate = d == defect::truncating_output || d == defect::fp8_truncating_output;
   bool inverse = call.dir == fast::direction::inverse && d != defect::backward_rotates_forward;
   if (d == defect::sin_sign_flipped) inverse = !inverse;
   pairing pair = call.pair;
@@ -352,6 +359,7 @@ constexpr std::array<dtype, 3> all_dtypes{dtype::float32, dtype::float16, dtype:
 constexpr std::array<dtype, 2> float32_bfloat16{dtype::float32, dtype::bfloat16};
 constexpr std::array<dtype, 1> float32_only{dtype::float32};
 constexpr std::array<dtype, 2> sixteen_bit{dtype::float16, dtype::bfloat16};
+constexpr std::array<dtype, 2> eight_bit{dtype::float8_e4m3fn, dtype::float8_e5m2};
 constexpr std::array<pairing, 2> both_pairings{pairing::half_split, pairing::adjacent};
 
 constexpr auto on_the_fly = fast::angle_strategy::on_the_fly;
@@ -381,6 +389,7 @@ ROPECHECK_CONTEXT(exponent_i_over_d, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(simd_tail_dropped, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(head_stride_ignored, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(truncating_output, on_the_fly, sixteen_bit)
+ROPECHECK_CONTEXT(fp8_truncating_output, on_the_fly, eight_bit)
 ROPECHECK_CONTEXT(attention_factor_twice, on_the_fly, float32_only)
 ROPECHECK_CONTEXT(attention_factor_dropped, on_the_fly, float32_only)
 ROPECHECK_CONTEXT(key_not_rotated, on_the_fly, float32_bfloat16)
@@ -403,16 +412,17 @@ fast::kernel_info kernel_of(std::string_view name, std::string_view description,
 
 fast::rope_frequencies llama3_factors_swapped(const rope_spec& spec, std::int64_t length) {
   rope_spec s = spec;
-  if (s.scaling.type == scaling_type::llama3)
-    std::swap(s.scaling.low_freq_factor, s.scaling.high_freq_factor);
+  if (auto* llama3 = std::get_if<llama3_scaling>(&s.scaling))
+    std::swap(llama3->low_freq_factor, llama3->high_freq_factor);
   return fast::scaled_frequencies(s, length);
 }
 
 fast::rope_frequencies dynamic_ntk_static_base(const rope_spec& spec, std::int64_t length) {
   rope_spec s = spec;
-  if (s.scaling.type == scaling_type::dynamic && s.scaling.max_position_embeddings > 0) {
+  if (const auto* dynamic = std::get_if<dynamic_scaling>(&s.scaling);
+      dynamic && dynamic->max_position_embeddings > 0) {
     // The base is computed once for the trained context and never grows with the sequence.
-    s.sequence_length = s.scaling.max_position_embeddings;
+    s.sequence_length = dynamic->max_position_embeddings;
     length = s.sequence_length;
   }
   return fast::scaled_frequencies(s, length);
@@ -480,6 +490,11 @@ const std::vector<mutant>& registry() {
       {kernel_of("truncating_output", "float16/bfloat16 output truncated, not rounded to nearest even",
                  truncating_output_context),
        "bf16 store by dropping the low 16 bits (early CPU / custom-kernel conversions)"},
+      {kernel_of("fp8_truncating_output",
+                 "float8_e4m3fn/float8_e5m2 output rounded toward zero, not to nearest even",
+                 fp8_truncating_output_context),
+       "fp8 quantize-on-store by truncating the float32 mantissa (round toward zero) instead of "
+       "cvt.rn.satfinite"},
       {kernel_of("attention_factor_twice", "cos and sin multiplied by A²",
                  attention_factor_twice_context),
        "YaRN mscale applied in the cos/sin cache and again on q·k (vLLM/HF YaRN double-scaling)"},

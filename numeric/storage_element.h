@@ -1,6 +1,8 @@
-// storage_element: one element of a kernel storage dtype (float32, float16, bfloat16 bits) read
-// as float or written from float with one round-to-nearest-even (numeric/half.h). For scalar
-// reference kernels and tests that address raw buffers; memcpy keeps unaligned access defined.
+// storage_element: one element of a kernel storage dtype (float32, float16, bfloat16 bits,
+// float8_e4m3fn/float8_e5m2 bits) read as float or written from float with one
+// round-to-nearest-even (numeric/half.h, numeric/fp8.h; fp8 saturates at ±max as the kernels
+// do). For scalar reference kernels and tests that address raw buffers; memcpy keeps unaligned
+// access defined.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,7 @@
 #include <cstring>
 
 #include "numeric/dtype.h"
+#include "numeric/fp8.h"
 #include "numeric/half.h"
 
 namespace ropecheck {
@@ -18,6 +21,7 @@ inline float load_storage_element(dtype t, const std::byte* p) {
     std::memcpy(&v, p, sizeof v);
     return v;
   }
+  if (is_float8(t)) return float8_bits_to_float(t, static_cast<std::uint8_t>(*p));
   std::uint16_t bits;
   std::memcpy(&bits, p, sizeof bits);
   return t == dtype::float16 ? float16_bits_to_float(bits) : bfloat16_bits_to_float(bits);
@@ -30,7 +34,9 @@ inline std::uint16_t storage_bits16(dtype t, float v) {
 
 // `v` rounded once (RNE) to a storage dtype and read back exactly: the value a kernel that
 // stores `v` as `t` leaves in memory. The one rounding to storage every model of a recipe uses.
+// fp8 saturates: |v| above the format's max reads back ±max (numeric/fp8.h says why).
 inline double round_to_storage(dtype t, double v) {
+  if (is_float8(t)) return float8_bits_to_float(t, double_to_float8_bits(t, v));
   if (t == dtype::float16) return float16_bits_to_float(double_to_float16_bits(v));
   if (t == dtype::bfloat16) return bfloat16_bits_to_float(double_to_bfloat16_bits(v));
   return static_cast<float>(v);
@@ -39,6 +45,10 @@ inline double round_to_storage(dtype t, double v) {
 inline void store_storage_element(dtype t, std::byte* p, float v) {
   if (t == dtype::float32) {
     std::memcpy(p, &v, sizeof v);
+    return;
+  }
+  if (is_float8(t)) {
+    *p = static_cast<std::byte>(float_to_float8_bits(t, v));
     return;
   }
   const std::uint16_t bits = storage_bits16(t, v);

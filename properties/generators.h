@@ -358,8 +358,11 @@ inline double draw_value_with_exponent(draws& d, const value_range& r, int expon
   const int quantum_exponent =
       std::max(exponent, r.format.min_normal_exponent) - r.format.precision_bits + 1;
   const std::int64_t lowest = std::int64_t{1} << (exponent - quantum_exponent);
-  const double v =
-      std::ldexp(static_cast<double>(lowest + d.uniform(0, lowest - 1)), quantum_exponent);
+  // Clamped to the largest finite value: e4m3fn's top binade stops at 1.75·2^8 (S.1111.111 is
+  // NaN), so the top of the range draws max more often instead of an unrepresentable value.
+  const double v = std::min(
+      std::ldexp(static_cast<double>(lowest + d.uniform(0, lowest - 1)), quantum_exponent),
+      r.format.max_finite());
   return negative ? -v : v;
 }
 
@@ -375,7 +378,8 @@ inline double draw_special_value(draws& d, const value_range& r) {
   const std::array<double, 7> specials{
       0.0, 1.0, 0.5, 2.0, std::ldexp(1.0, r.min_exponent),
       std::ldexp(1.0, r.format.min_normal_exponent),
-      std::ldexp(2.0 - std::ldexp(1.0, 1 - r.format.precision_bits), r.max_exponent)};
+      std::min(std::ldexp(2.0 - std::ldexp(1.0, 1 - r.format.precision_bits), r.max_exponent),
+               r.format.max_finite())};
   const double v =
       specials[static_cast<std::size_t>(d.uniform(0, std::ssize(specials) - 1))];
   return d.coin() ? -v : v;

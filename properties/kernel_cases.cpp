@@ -45,6 +45,10 @@ void element_buffer::set(std::int64_t i, double value) {
     std::memcpy(p, &v, sizeof v);
     return;
   }
+  if (is_float8(storage_)) {
+    *p = static_cast<std::byte>(double_to_float8_bits(storage_, value));
+    return;
+  }
   const std::uint16_t bits = storage_ == dtype::float16 ? double_to_float16_bits(value)
                                                         : double_to_bfloat16_bits(value);
   std::memcpy(p, &bits, sizeof bits);
@@ -54,6 +58,8 @@ void element_buffer::set_bits(std::int64_t i, std::uint32_t bits) {
   std::byte* p = data() + static_cast<std::size_t>(i) * size_of(storage_);
   if (storage_ == dtype::float32) {
     std::memcpy(p, &bits, sizeof bits);
+  } else if (is_float8(storage_)) {
+    *p = static_cast<std::byte>(bits);
   } else {
     const auto half = static_cast<std::uint16_t>(bits);
     std::memcpy(p, &half, sizeof half);
@@ -126,6 +132,9 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   // result overflows (generators.h, value_range).
   value_range range = gen::full_range(storage);
   const double gain = c.frequencies.attention_factor * c.frequencies.attention_factor;
+  // fp8 with saturation allowed: inputs up to the format's max (the top binade, clamped to max),
+  // so a pair's exact outputs reach √2·max·A and some saturate (bounds::saturated_exact).
+  if (limits.allow_saturation && is_float8(storage)) range.max_exponent = range.format.max_exponent();
   if (gain > 1) range.max_exponent -= static_cast<int>(std::ceil(std::log2(gain)));
   c.q = *gen::tensor_rows(storage, range, c.shape, c.q_heads, c.positions, theta);
   if (c.k_heads > 0) c.k = *gen::tensor_rows(storage, range, c.shape, c.k_heads, c.positions, theta);
@@ -202,9 +211,8 @@ std::string describe_location(const kernel_case& c, std::int64_t token, std::int
   std::ostringstream os;
   os << to_string(c.storage) << " " << to_string(c.shape.pair) << " d=" << c.shape.head_dim
      << "/" << c.shape.rotary_dim << " base=" << c.shape.base;
-  if (c.spec.scaling.type != scaling_type::none)
-    os << " " << to_string(c.spec.scaling.type) << "(" << to_string(c.spec.scaling.convention)
-       << ") theta_j=" << show_number(c.theta()[static_cast<std::size_t>(j)]);
+  if (type_of(c.spec.scaling) != scaling_type::none)
+    os << " " << describe(c.spec.scaling) << " theta_j=" << show_number(c.theta()[static_cast<std::size_t>(j)]);
   if (c.frequencies.attention_factor != 1) os << " A=" << show_number(c.frequencies.attention_factor);
   os << " m=" << c.positions[static_cast<std::size_t>(token)] << " head=" << head << " j=" << j;
   return os.str();
@@ -248,9 +256,7 @@ std::string describe_case(const kernel_case& c) {
   std::ostringstream os;
   os << "dtype: " << to_string(c.storage) << "\npairing: " << to_string(c.shape.pair)
      << "\nhead_dim: " << c.shape.head_dim << "\nrotary_dim: " << c.shape.rotary_dim
-     << "\nbase: " << c.shape.base << "\nscaling: " << to_string(c.spec.scaling.type);
-  if (c.spec.scaling.type != scaling_type::none)
-    os << " (" << to_string(c.spec.scaling.convention) << ")";
+     << "\nbase: " << c.shape.base << "\nscaling: " << describe(c.spec.scaling);
   os << "\nattention factor A: " << c.frequencies.attention_factor;
   std::ostringstream positions;
   for (std::size_t t = 0; t < c.positions.size(); ++t) positions << (t == 0 ? "" : ", ") << c.positions[t];

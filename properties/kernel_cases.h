@@ -70,6 +70,7 @@ struct case_limits {
   bool with_k = false;
   bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
   bool allow_negative_positions = true;  // only taken up by kernels that accept them
+  bool allow_saturation = false;  // fp8: inputs up to max, so some exact outputs exceed it
   oracle_tables oracle = oracle_tables::memoized;  // where θ_j and A come from (run_settings)
 };
 
@@ -92,7 +93,7 @@ struct kernel_case {
   const std::vector<double>& theta() const { return frequencies.inverse_frequencies; }
   // A rope_scaling or an attention factor ≠ 1 (else plain RoPE).
   bool scaled() const {
-    return spec.scaling.type != scaling_type::none || frequencies.attention_factor != 1;
+    return type_of(spec.scaling) != scaling_type::none || frequencies.attention_factor != 1;
   }
   // A, and the bounds' coefficients at A (error_bounds.h §16).
   bounds::attention_scale scale() const { return bounds::attention_scale_for(frequencies.attention_factor); }

@@ -36,7 +36,7 @@ fast::rope_frequencies rounded_once(const rope_spec& spec) {
 }  // namespace
 
 fast::rope_frequencies kernel_frequencies_per_case(const rope_spec& spec) {
-  if (spec.scaling.type != scaling_type::none || spec.attention_factor) return rounded_once(spec);
+  if (type_of(spec.scaling) != scaling_type::none || spec.attention_factor) return rounded_once(spec);
   static std::mutex lock;
   static std::map<std::pair<int, double>, fast::rope_frequencies> memo;
   const std::scoped_lock guard(lock);

@@ -103,7 +103,7 @@ void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
   const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const int pass_through = c.shape.head_dim - c.shape.rotary_dim;
   const std::int64_t rows = c.tokens() * c.q_heads;
-  const std::int64_t max_bits = storage == dtype::float32 ? 0xffffffffLL : 0xffffLL;
+  const std::int64_t max_bits = (std::int64_t{1} << (8 * size_of(storage))) - 1;
   const auto raw = *rc::gen::container<std::vector<std::int64_t>>(
       static_cast<std::size_t>(rows * pass_through), gen::uniform_int(0, max_bits));
   const auto in_place = *rc::gen::arbitrary<bool>();

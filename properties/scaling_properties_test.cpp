@@ -268,12 +268,12 @@ TEST(scaling_properties, real_config_attention_factors_and_regimes) {
     return (theta[47] / reference::scaled_frequencies<mp_real>(s, length).inverse_frequencies[47])
         .convert_to<double>();
   };
-  EXPECT_NEAR(factor_used(p, 4096), p.scaling.short_factor[47], 1e-12);
-  EXPECT_NEAR(factor_used(p, 4097), p.scaling.long_factor[47], 1e-12);
+  EXPECT_NEAR(factor_used(p, 4096), std::get<longrope_scaling>(p.scaling).short_factor[47], 1e-12);
+  EXPECT_NEAR(factor_used(p, 4097), std::get<longrope_scaling>(p.scaling).long_factor[47], 1e-12);
   phi["scaling_convention"] = "vllm";
   const rope_spec pv = parse_spec(phi, "phi");
-  EXPECT_NEAR(factor_used(pv, 4097), p.scaling.short_factor[47], 1e-12);
-  EXPECT_NEAR(factor_used(pv, 4098), p.scaling.long_factor[47], 1e-12);
+  EXPECT_NEAR(factor_used(pv, 4097), std::get<longrope_scaling>(p.scaling).short_factor[47], 1e-12);
+  EXPECT_NEAR(factor_used(pv, 4098), std::get<longrope_scaling>(p.scaling).long_factor[47], 1e-12);
 
   json qwen = json::parse(std::ifstream(dir + "Qwen2.5-7B-Instruct.json"));
   qwen["rope_scaling"] = qwen["_documented_yarn_rope_scaling"]["rope_scaling"];
@@ -307,6 +307,33 @@ TEST(scaling_properties, real_config_attention_factors_and_regimes) {
   }
 }
 
+// Phi-3.5 with L0 moved from the top level into rope_scaling: the reader resolves s = 131072 /
+// 4096 = 32 either way, so A is the same published sqrt(1 + ln 32 / ln 4096) = sqrt(17/12) on
+// both tiers (the spec once carried two flags for where L0 was, and both tiers branched on them).
+// A ratio that is not a power of two (L0 3000) keeps the reference's s exact: A from the
+// reader's (max_position_embeddings, L0) pair equals A computed here from 131072/3000 at 266 bits.
+TEST(scaling_properties, longrope_factor_is_the_same_wherever_l0_is_written) {
+  const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
+  const json phi = json::parse(std::ifstream(dir + "Phi-3.5-mini-instruct.json"));
+  json inside = phi;
+  inside["rope_scaling"]["original_max_position_embeddings"] = inside["original_max_position_embeddings"];
+  inside.erase("original_max_position_embeddings");
+  for (const json& c : {phi, inside}) {
+    const rope_spec s = parse_spec(c, "phi");
+    EXPECT_LE(relative(reference::scaled_frequencies<mp_real>(s, 5000).attention_factor,
+                       sqrt(mp_real(17) / 12)),
+              tolerance());
+    EXPECT_NEAR(fast::scaled_frequencies(s, 5000).attention_factor,
+                std::sqrt(17.0 / 12), 4 * 0x1p-53 * std::sqrt(17.0 / 12));
+  }
+  inside["rope_scaling"]["original_max_position_embeddings"] = 3000;
+  const rope_spec odd = parse_spec(inside, "phi");
+  const mp_real s = mp_real(131072) / 3000;
+  EXPECT_LE(relative(reference::scaled_frequencies<mp_real>(odd, 5000).attention_factor,
+                     sqrt(1 + log(s) / log(mp_real(3000)))),
+            tolerance());
+}
+
 }  // namespace
 }  // namespace ropecheck::properties
 
@@ -321,7 +348,7 @@ TEST(scaling_properties, proportional_rotates_the_first_pairs_of_the_whole_head)
       "rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25,
       "factor": 2.0}})"), "proportional");
   ASSERT_EQ(s.rotary_dim, 64);
-  ASSERT_EQ(s.scaling.rotated_pairs, 8);
+  ASSERT_EQ(std::get<proportional_scaling>(s.scaling).rotated_pairs, 8);
   const auto r = reference::scaled_frequencies<mp_real>(s, 1);
   const auto theta = plain(s);
   ASSERT_EQ(r.inverse_frequencies.size(), 32u);

@@ -1,6 +1,7 @@
 // arrays: NumPy arrays ↔ the one ropecheck::tensor (io/tensor.h). The Python layer
 // (ropecheck/_bridge.py) hands over C-contiguous arrays of raw storage elements plus the dtype
-// they hold, float16/bfloat16 as their 16-bit patterns, so nothing is rounded on the way in.
+// they hold, float16/bfloat16 as their 16-bit patterns, fp8 as their 8-bit patterns, so nothing
+// is rounded on the way in.
 #pragma once
 
 #include <pybind11/numpy.h>

@@ -157,10 +157,10 @@ PYBIND11_MODULE(_ropecheck, m) {
       .def_readonly("base", &rope_spec::base)
       .def_readonly("source", &rope_spec::source)
       .def_property_readonly("pairing", [](const rope_spec& s) { return std::string(to_string(s.pair)); })
-      .def_property_readonly("scaling", [](const rope_spec& s) { return std::string(to_string(s.scaling.type)); })
+      .def_property_readonly("scaling", [](const rope_spec& s) { return std::string(to_string(type_of(s.scaling))); })
       .def("__repr__", [](const rope_spec& s) {
         return fmt::format("Spec(head_dim={}, rotary_dim={}, base={}, pairing='{}', scaling='{}', source='{}')",
-                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(s.scaling.type), s.source);
+                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(type_of(s.scaling)), s.source);
       });
   m.def("spec_from_json", [](const std::string& text, const std::string& source) {
     return parse_spec(nlohmann::json::parse(text), source);
@@ -205,7 +205,8 @@ PYBIND11_MODULE(_ropecheck, m) {
     if (judged) {
       judged_type = parse_dtype(*judged);
       if (!judged_type || !is_floating(*judged_type) || *judged_type == dtype::float64)
-        throw std::invalid_argument(fmt::format("dtype: '{}' is not float32, float16 or bfloat16", *judged));
+        throw std::invalid_argument(fmt::format(
+            "dtype: '{}' is not float32, float16, bfloat16, float8_e4m3fn or float8_e5m2", *judged));
     }
     tensor xt = python::tensor_from_array(x, x_dtype, names.x);
     const tensor pt = python::tensor_from_array(positions, positions_dtype, names.positions);
@@ -258,8 +259,9 @@ PYBIND11_MODULE(_ropecheck, m) {
     std::vector<dtype> dtypes;
     for (const auto& d : dtype_names) {
       const auto t = parse_dtype(d);
-      if (!t || (*t != dtype::float32 && *t != dtype::float16 && *t != dtype::bfloat16))
-        throw std::invalid_argument(fmt::format("dtypes: '{}' is not float32, float16 or bfloat16", d));
+      if (!t || (*t != dtype::float32 && *t != dtype::float16 && *t != dtype::bfloat16 && !is_float8(*t)))
+        throw std::invalid_argument(fmt::format(
+            "dtypes: '{}' is not float32, float16, bfloat16, float8_e4m3fn or float8_e5m2", d));
       dtypes.push_back(*t);
     }
     std::vector<pairing> pairings;

@@ -16,11 +16,12 @@ namespace ropecheck::python {
 namespace {
 
 // [tokens, heads, head_dim] elements of `t` packed into a NumPy array of the raw storage type
-// (float32, or uint16 bit patterns for float16/bfloat16).
+// (float32, or uint16 bit patterns for float16/bfloat16, uint8 bit patterns for fp8).
 py::array gather(const fast::rope_call& call, const fast::rope_tensor& t) {
   const auto size = static_cast<std::int64_t>(size_of(call.storage));
   const std::vector<py::ssize_t> shape{call.tokens, t.heads, call.head_dim};
   py::array out = call.storage == dtype::float32 ? py::array(py::dtype::of<float>(), shape)
+                  : is_float8(call.storage)      ? py::array(py::dtype::of<std::uint8_t>(), shape)
                                                  : py::array(py::dtype::of<std::uint16_t>(), shape);
   auto* dst = static_cast<std::byte*>(out.mutable_data());
   const auto* src = static_cast<const std::byte*>(t.input);

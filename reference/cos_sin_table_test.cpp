@@ -80,9 +80,7 @@ TEST(CosSinTable, AnchoredEntriesAreTheCorrectlyRoundedValues) {
 
 TEST(CosSinTable, AnchoredEntriesCarryTheAttentionFactor) {
   rope_spec yarn{16, 16, 1e6, pairing::adjacent, "test"};
-  yarn.scaling.type = scaling_type::yarn;
-  yarn.scaling.factor = 4;
-  yarn.scaling.original_max_position_embeddings = 32768;
+  yarn.scaling = yarn_scaling{.factor = {4, 1}, .original_max_position_embeddings = 32768};
   expect_table_matches_complex_form(yarn, 0);
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reference/cos_sin_table.h"
@@ -29,29 +30,57 @@ namespace {
 
 void append_double(std::string& key, double v) { key += fmt::format("{:a},", v); }
 
+void append_optional(std::string& key, const std::optional<double>& v) {
+  if (v) append_double(key, *v);
+  else key += "-,";
+}
+
+// Every field of the scaling's struct (rope_spec.h), after its type's index.
+struct scaling_key {
+  std::string& key;
+  void operator()(const no_scaling&) const {}
+  void operator()(const linear_scaling& s) const { append_double(key, s.factor); }
+  void operator()(const ntk_scaling& s) const { append_double(key, s.factor); }
+  void operator()(const dynamic_scaling& s) const {
+    append_double(key, s.factor);
+    key += fmt::format("{} {} ", s.max_position_embeddings, static_cast<int>(s.convention));
+  }
+  void operator()(const yarn_scaling& s) const {
+    append_double(key, s.factor.numerator);
+    append_double(key, s.factor.denominator);
+    key += fmt::format("{} {} {:d} ", s.original_max_position_embeddings,
+                       static_cast<int>(s.convention), s.truncate);
+    for (double v : {s.beta_fast, s.beta_slow, s.extrapolation_factor, s.attn_factor}) append_double(key, v);
+    for (const auto& v : {s.mscale, s.mscale_all_dim, s.attention_factor}) append_optional(key, v);
+  }
+  void operator()(const llama3_scaling& s) const {
+    for (double v : {s.factor, s.low_freq_factor, s.high_freq_factor}) append_double(key, v);
+    key += fmt::format("{} ", s.original_max_position_embeddings);
+  }
+  void operator()(const longrope_scaling& s) const {
+    append_double(key, s.factor.numerator);
+    append_double(key, s.factor.denominator);
+    key += fmt::format("{} {} ", s.original_max_position_embeddings, static_cast<int>(s.convention));
+    for (const auto& v : {s.attention_factor, s.long_mscale, s.short_mscale}) append_optional(key, v);
+    key += "L";
+    for (double v : s.long_factor) append_double(key, v);
+    key += "S";
+    for (double v : s.short_factor) append_double(key, v);
+  }
+  void operator()(const proportional_scaling& s) const {
+    append_double(key, s.factor);
+    key += fmt::format("{} ", s.rotated_pairs);
+  }
+};
+
 }  // namespace
 
 std::string double_tier_memo::frequency_key(const rope_spec& spec, std::int64_t length) {
-  const rope_scaling& s = spec.scaling;
   std::string key = fmt::format("{} {} ", spec.head_dim, spec.rotary_dim);
   append_double(key, spec.base);
-  key += fmt::format("{} {} ", static_cast<int>(s.type), static_cast<int>(s.convention));
-  append_double(key, s.factor);
-  key += fmt::format("{} {:d}{:d} {} ", s.original_max_position_embeddings,
-                     s.original_max_in_rope_scaling, s.original_max_top_level,
-                     s.max_position_embeddings);
-  for (double v : {s.low_freq_factor, s.high_freq_factor, s.beta_fast, s.beta_slow,
-                   s.extrapolation_factor, s.attn_factor})
-    append_double(key, v);
-  for (const auto& v : {s.mscale, s.mscale_all_dim, s.attention_factor, s.long_mscale,
-                        s.short_mscale, spec.attention_factor}) {
-    if (v) append_double(key, *v);
-    else key += "-,";
-  }
-  key += fmt::format("{:d} {} L", s.truncate, s.rotated_pairs);
-  for (double v : s.long_factor) append_double(key, v);
-  key += "S";
-  for (double v : s.short_factor) append_double(key, v);
+  key += fmt::format("T{} ", spec.scaling.index());
+  std::visit(scaling_key{key}, spec.scaling);
+  append_optional(key, spec.attention_factor);
   key += fmt::format(" M{}", to_string(spec.streams.rule));
   for (int v : spec.streams.section) key += fmt::format("{},", v);
   // The length matters only where the spec gives none and the scaling depends on it.

@@ -22,19 +22,16 @@ rope_spec plain(int head_dim, int rotary_dim, double base, pairing pair) {
 
 rope_spec yarn_with_factor() {
   rope_spec s = plain(64, 64, 5e5, pairing::half_split);
-  s.scaling.type = scaling_type::yarn;
-  s.scaling.factor = 8;
-  s.scaling.original_max_position_embeddings = 8192;
-  s.scaling.max_position_embeddings = 65536;
+  s.scaling = yarn_scaling{.factor = {8, 1}, .original_max_position_embeddings = 8192};
+  s.max_position_embeddings = 65536;
   s.sequence_length = 65536;
   return s;
 }
 
 rope_spec dynamic_without_length() {  // θ_j depend on max position + 1
   rope_spec s = plain(32, 32, 1e4, pairing::adjacent);
-  s.scaling.type = scaling_type::dynamic;
-  s.scaling.factor = 4;
-  s.scaling.max_position_embeddings = 4096;
+  s.scaling = dynamic_scaling{.factor = 4, .max_position_embeddings = 4096};
+  s.max_position_embeddings = 4096;
   return s;
 }
 
@@ -123,19 +120,21 @@ TEST(DoubleTierMemo, TwoThreadsFillingOneMemo) {
 TEST(DoubleTierMemo, KeyTellsEveryFrequencyFieldApart) {
   const rope_spec base = yarn_with_factor();
   const std::string key = double_tier_memo::frequency_key(base, 100);
-  std::vector<rope_spec> changed(12, base);
+  std::vector<rope_spec> changed(13, base);
+  const auto yarn = [&](std::size_t i) -> yarn_scaling& { return std::get<yarn_scaling>(changed[i].scaling); };
   changed[0].rotary_dim = 62;
   changed[1].base = std::nextafter(base.base, 1e9);
-  changed[2].scaling.factor = 8.000000000000002;
-  changed[3].scaling.type = scaling_type::linear;
-  changed[4].scaling.convention = scaling_convention::deepseek;
-  changed[5].scaling.beta_fast = 16;
-  changed[6].scaling.mscale = 1.0;
+  yarn(2).factor.numerator = 8.000000000000002;
+  changed[3].scaling = linear_scaling{8};
+  yarn(4).convention = scaling_convention::deepseek;
+  yarn(5).beta_fast = 16;
+  yarn(6).mscale = 1.0;
   changed[7].attention_factor = 1.0;
   changed[8].sequence_length = 65537;
-  changed[9].scaling.original_max_position_embeddings = 4096;
-  changed[10].scaling.truncate = false;
-  changed[11].scaling.attn_factor = 1.1;
+  yarn(9).original_max_position_embeddings = 4096;
+  yarn(10).truncate = false;
+  yarn(11).attn_factor = 1.1;
+  changed[12].scaling = ntk_scaling{8};  // another type with the same factor
   for (std::size_t i = 0; i < changed.size(); ++i)
     EXPECT_NE(double_tier_memo::frequency_key(changed[i], 100), key) << "change " << i;
   // Pairing and the source do not change θ_j or A, nor does the length when the spec gives one.

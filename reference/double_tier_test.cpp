@@ -86,16 +86,14 @@ INSTANTIATE_TEST_SUITE_P(Configurations, DoubleTier,
 // (double_tier.h): |y − exact| <= 3·2^-53·A·‖(x_a, x_b)‖.
 TEST(DoubleTier, ScaledSpecsStayWithinTheBoundTimesA) {
   rope_spec yarn{128, 128, 1e6, pairing::half_split, "test"};
-  yarn.scaling.type = scaling_type::yarn;
-  yarn.scaling.factor = 4;
-  yarn.scaling.original_max_position_embeddings = 32768;
+  yarn.scaling = yarn_scaling{.factor = {4, 1}, .original_max_position_embeddings = 32768};
   rope_spec longrope{8, 8, 10000, pairing::adjacent, "test"};
-  longrope.scaling.type = scaling_type::longrope;
-  longrope.scaling.original_max_position_embeddings = 4096;
-  longrope.scaling.original_max_top_level = true;
-  longrope.scaling.max_position_embeddings = 131072;
-  longrope.scaling.long_factor = {1.5, 2, 8, 60};
-  longrope.scaling.short_factor = {1, 1.02, 1.1, 1.3};
+  // Phi-3's form: L0 at the top level, s = max_position_embeddings / L0.
+  longrope.scaling = longrope_scaling{.factor = {131072, 4096},
+                                      .original_max_position_embeddings = 4096,
+                                      .long_factor = {1.5, 2, 8, 60},
+                                      .short_factor = {1, 1.02, 1.1, 1.3}};
+  longrope.max_position_embeddings = 131072;
   for (const rope_spec& spec : {yarn, longrope}) {
     const std::vector<std::int64_t> positions = {0, 1, 4095, 4096, 40000, (1LL << 31) - 1};
     const double_tier tier(spec, positions);  // longrope: length 2^31 → long factors
@@ -124,8 +122,7 @@ TEST(DoubleTier, ScaledSpecsStayWithinTheBoundTimesA) {
 TEST(DoubleTier, ReportsTheFrequenciesItRotatesBy) {
   rope_spec plain{16, 16, 10000, pairing::half_split, "test"};
   rope_spec linear = plain;
-  linear.scaling.type = scaling_type::linear;
-  linear.scaling.factor = 8;
+  linear.scaling = linear_scaling{8};
   for (const auto& [spec, divisor] : {std::pair{plain, 1.0L}, std::pair{linear, 8.0L}}) {
     const double_tier tier(spec, std::vector<std::int64_t>{0, 5});
     ASSERT_EQ(tier.inverse_frequencies().size(), 8u);

@@ -59,7 +59,7 @@ template <class Real>
 rotary_params<Real> params_from_spec(const rope_spec& spec, std::int64_t sequence_length = 0) {
   rotary_params<Real> p{spec.head_dim, spec.rotary_dim, Real(spec.base), spec.pair, {}, Real(1)};
   validate(p);
-  if (spec.scaling.type != scaling_type::none) {
+  if (type_of(spec.scaling) != scaling_type::none) {
     auto scaled = scaled_frequencies<Real>(spec, sequence_length);
     p.explicit_inverse_frequencies = std::move(scaled.inverse_frequencies);
     p.attention_factor = scaled.attention_factor;

@@ -44,13 +44,13 @@ TEST(CurrentFormats, RopeParametersReadsAsRopeScaling) {
   EXPECT_EQ(now.base, before.base);
   EXPECT_EQ(now.head_dim, before.head_dim);
   EXPECT_EQ(now.rotary_dim, before.rotary_dim);
-  EXPECT_EQ(now.scaling.type, scaling_type::llama3);
-  EXPECT_EQ(now.scaling.factor, before.scaling.factor);
-  EXPECT_EQ(now.scaling.low_freq_factor, before.scaling.low_freq_factor);
-  EXPECT_EQ(now.scaling.high_freq_factor, before.scaling.high_freq_factor);
-  EXPECT_EQ(now.scaling.original_max_position_embeddings,
-            before.scaling.original_max_position_embeddings);
-  EXPECT_EQ(now.scaling.max_position_embeddings, before.scaling.max_position_embeddings);
+  EXPECT_EQ(type_of(now.scaling), scaling_type::llama3);
+  EXPECT_EQ(std::get<llama3_scaling>(now.scaling).factor, std::get<llama3_scaling>(before.scaling).factor);
+  EXPECT_EQ(std::get<llama3_scaling>(now.scaling).low_freq_factor, std::get<llama3_scaling>(before.scaling).low_freq_factor);
+  EXPECT_EQ(std::get<llama3_scaling>(now.scaling).high_freq_factor, std::get<llama3_scaling>(before.scaling).high_freq_factor);
+  EXPECT_EQ(std::get<llama3_scaling>(now.scaling).original_max_position_embeddings,
+            std::get<llama3_scaling>(before.scaling).original_max_position_embeddings);
+  EXPECT_EQ(now.max_position_embeddings, before.max_position_embeddings);
 }
 
 // Qwen/Qwen3-8B as transformers 5.7 prints it: rope_theta only inside rope_parameters.
@@ -61,7 +61,7 @@ TEST(CurrentFormats, Qwen3InTheCurrentFormat) {
   EXPECT_EQ(s.head_dim, 128);
   EXPECT_EQ(s.rotary_dim, 128);
   EXPECT_EQ(s.pair, pairing::half_split);
-  EXPECT_EQ(s.scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(s.scaling), scaling_type::none);
   // One setup for every layer: a layer type the config lists is accepted, another is not.
   EXPECT_EQ(parse_spec(qwen, "Q", {"full_attention"}).base, 1000000.0);
   EXPECT_TRUE(error_of(qwen, {"sliding_attention"})
@@ -99,11 +99,11 @@ TEST(CurrentFormats, Gemma3NeedsALayerTypeAndReadsBoth) {
   EXPECT_EQ(full.head_dim, 256);
   EXPECT_EQ(full.rotary_dim, 256);
   EXPECT_EQ(full.base, 1000000.0);
-  EXPECT_EQ(full.scaling.type, scaling_type::linear);
-  EXPECT_EQ(full.scaling.factor, 8.0);
+  EXPECT_EQ(type_of(full.scaling), scaling_type::linear);
+  EXPECT_EQ(std::get<linear_scaling>(full.scaling).factor, 8.0);
   const rope_spec sliding = parse_spec(gemma, "g", {"sliding_attention"});
   EXPECT_EQ(sliding.base, 10000.0);
-  EXPECT_EQ(sliding.scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(sliding.scaling), scaling_type::none);
   EXPECT_EQ(error_of(gemma, {"global"}), "S.json: field 'layer_type': \"global\" has no RoPE setup "
                                          "in this config (it has: full_attention, sliding_attention)");
   // The spec's own key does the same as the flag; the two must not disagree.
@@ -116,7 +116,7 @@ TEST(CurrentFormats, Gemma3NeedsALayerTypeAndReadsBoth) {
 
   const json one_b = load("gemma-3-1b-it.json");  // top level, rope_scaling null
   EXPECT_EQ(parse_spec(one_b, "g", {"full_attention"}).base, 1000000.0);
-  EXPECT_EQ(parse_spec(one_b, "g", {"full_attention"}).scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(parse_spec(one_b, "g", {"full_attention"}).scaling), scaling_type::none);
   EXPECT_EQ(parse_spec(one_b, "g", {"sliding_attention"}).base, 10000.0);
 }
 
@@ -138,8 +138,8 @@ TEST(CurrentFormats, PerLayerTypeRopeParameters) {
             "key \"layer_type\"");
   const rope_spec full = parse_spec(gemma, "g", {"full_attention"});
   EXPECT_EQ(full.base, 1000000.0);
-  EXPECT_EQ(full.scaling.type, scaling_type::linear);
-  EXPECT_EQ(full.scaling.factor, 8.0);
+  EXPECT_EQ(type_of(full.scaling), scaling_type::linear);
+  EXPECT_EQ(std::get<linear_scaling>(full.scaling).factor, 8.0);
   EXPECT_EQ(parse_spec(gemma, "g", {"sliding_attention"}).base, 10000.0);
   // One per-layer entry (other layer types without RoPE) needs no choice.
   json one = gemma;
@@ -219,15 +219,15 @@ TEST(CurrentFormats, Gemma4ProportionalFullAttentionIsRefusedSlidingReads) {
   EXPECT_EQ(sliding.head_dim, 256);
   EXPECT_EQ(sliding.rotary_dim, 256);
   EXPECT_EQ(sliding.base, 10000.0);
-  EXPECT_EQ(sliding.scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(sliding.scaling), scaling_type::none);
   // With the head width the full-attention layers use, their proportional RoPE reads as
   // transformers computes it: 64 rotated pairs of a 512-wide head.
   gemma4["text_config"]["head_dim"] = 512;
   gemma4["text_config"].erase("global_head_dim");
   const rope_spec full = parse_spec(gemma4, "g", {"full_attention"});
-  EXPECT_EQ(full.scaling.type, scaling_type::proportional);
+  EXPECT_EQ(type_of(full.scaling), scaling_type::proportional);
   EXPECT_EQ(full.rotary_dim, 512);
-  EXPECT_EQ(full.scaling.rotated_pairs, 64);
+  EXPECT_EQ(std::get<proportional_scaling>(full.scaling).rotated_pairs, 64);
   EXPECT_EQ(full.base, 1000000.0);
 }
 
@@ -251,19 +251,19 @@ TEST(CurrentFormats, EveryRopeTypeReads) {
     const json config = {{"head_dim", 8}, {"max_position_embeddings", 4096}, {"rope_parameters", block}};
     const rope_spec s = parse_spec(config, "S.json");
     EXPECT_EQ(s.base, 50000.0) << name;
-    EXPECT_EQ(to_string(s.scaling.type), name == "default" ? "default" : name) << name;
+    EXPECT_EQ(to_string(type_of(s.scaling)), name == "default" ? "default" : name) << name;
   }
   // Proportional (Gemma 4) spans the whole head and rotates floor(p·head_dim/2) pairs.
   const auto p = parse_spec(json::parse(R"({"head_dim": 512, "rope_parameters": {
       "rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25}})"), "S");
   EXPECT_EQ(p.rotary_dim, 512);
-  EXPECT_EQ(p.scaling.rotated_pairs, 64);
-  EXPECT_EQ(p.scaling.factor, 1.0);
+  EXPECT_EQ(std::get<proportional_scaling>(p.scaling).rotated_pairs, 64);
+  EXPECT_EQ(std::get<proportional_scaling>(p.scaling).factor, 1.0);
   // Llama 4's llama3 scaling has low_freq_factor = high_freq_factor: an empty smoothing band.
   const auto llama4 = parse_spec(json::parse(R"({"head_dim": 128, "rope_scaling": {
       "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
       "original_max_position_embeddings": 8192}, "rope_theta": 500000.0})"), "S");
-  EXPECT_EQ(llama4.scaling.high_freq_factor, llama4.scaling.low_freq_factor);
+  EXPECT_EQ(std::get<llama3_scaling>(llama4.scaling).high_freq_factor, std::get<llama3_scaling>(llama4.scaling).low_freq_factor);
   // The catalog holds each of them (and ropecheck's ntk, Phi-3's su).
   for (const char* name : {"default", "linear", "ntk", "dynamic", "yarn", "longrope", "su", "llama3",
                            "proportional"})

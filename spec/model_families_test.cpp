@@ -124,13 +124,13 @@ TEST(ModelFamilies, ChatGlmRopeRatioNeedsToSayWhatItScales) {
   EXPECT_EQ(s.head_dim, 128);
   EXPECT_EQ(s.rotary_dim, 64);
   EXPECT_EQ(s.pair, pairing::adjacent);
-  EXPECT_EQ(s.scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(s.scaling), scaling_type::none);
   json glm3 = load("chatglm3-6b-32k.json");
   glm3["rope_ratio_applies_to"] = "positions";
   const rope_spec p = parse_spec(glm3, "chatglm3-6b-32k.json");
   EXPECT_EQ(p.base, 10000.0);
-  EXPECT_EQ(p.scaling.type, scaling_type::linear);
-  EXPECT_EQ(p.scaling.factor, 50.0);
+  EXPECT_EQ(type_of(p.scaling), scaling_type::linear);
+  EXPECT_EQ(std::get<linear_scaling>(p.scaling).factor, 50.0);
   glm3["original_rope"] = false;
   EXPECT_EQ(error_of(glm3), "S.json: field 'original_rope': false selects a form modeling_chatglm.py "
                             "does not implement");

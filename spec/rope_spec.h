@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace ropecheck {
@@ -26,6 +27,9 @@ constexpr std::string_view to_string(pairing p) {
 enum class scaling_type { none, linear, ntk, dynamic, yarn, llama3, longrope, proportional };
 
 // Whose code a formula follows where implementations differ (docs/scaling.md, "Conventions").
+// Only the types whose formula differs between them carry one (dynamic, yarn, longrope); the
+// reader keeps the conventions a type distinguishes and reads every other one as hf, the code
+// they then agree with.
 enum class scaling_convention {
   hf,                 // Hugging Face transformers `_compute_*_parameters`, s = `factor`
   hf_derived_factor,  // newer transformers: YaRN s = max_position_embeddings / L0 when L0 given
@@ -37,32 +41,106 @@ enum class scaling_convention {
 std::string_view to_string(scaling_type t);
 std::string_view to_string(scaling_convention c);
 
-// rope_scaling as a config.json gives it, with defaults filled in. Numbers are the doubles the
-// JSON text reads as; the reference takes them as exact and computes everything else from them.
-struct rope_scaling {
-  scaling_type type = scaling_type::none;
-  scaling_convention convention = scaling_convention::hf;
-  double factor = 1;                             // s
-  std::int64_t original_max_position_embeddings = 0;  // L0 (0: not given)
-  bool original_max_in_rope_scaling = false;     // L0 given inside rope_scaling
-  bool original_max_top_level = false;           // L0 given as a top-level key (Phi-3)
-  std::int64_t max_position_embeddings = 0;      // the config's top-level value (0: not given)
-  double low_freq_factor = 1;                    // llama3
-  double high_freq_factor = 4;                   // llama3
-  double beta_fast = 32;                         // yarn
-  double beta_slow = 1;                          // yarn
-  std::optional<double> mscale;                  // yarn (DeepSeek)
-  std::optional<double> mscale_all_dim;          // yarn (DeepSeek)
-  std::optional<double> attention_factor;        // yarn / longrope: A given outright
-  bool truncate = true;                          // yarn: floor/ceil the correction range
-  double extrapolation_factor = 1;               // yarn: DeepSeek extrapolation_factor, ggml ext_factor
-  double attn_factor = 1;                        // yarn: DeepSeek attn_factor, ggml attn_factor
-  std::vector<double> long_factor;               // longrope, rotary_dim/2 entries
-  std::vector<double> short_factor;              // longrope, rotary_dim/2 entries
-  std::optional<double> long_mscale;             // longrope: A in the long regime (vLLM, Phi-3-small)
-  std::optional<double> short_mscale;            // longrope: A in the short regime
-  int rotated_pairs = 0;                         // proportional: pairs with θ_j ≠ 0
+// rope_scaling: one struct per scaling type, each with only its own fields, defaults filled in
+// and every quantity that depends on where a key appeared in the config (Phi-3's top-level L0,
+// the hf_derived_factor YaRN factor) already computed by the reader (spec/scaling_readers.cpp):
+// consumers read the struct and never the config. Numbers are the doubles the JSON text reads
+// as; the reference takes them as exact and computes everything else from them. Formulas:
+// docs/scaling.md, which also says what adding a type touches.
+struct no_scaling {
+  bool operator==(const no_scaling&) const = default;
 };
+
+// A scale factor s that is either written (`factor`, denominator 1) or the ratio of two config values
+// (max_position_embeddings / L0), kept as the two doubles so that each tier divides at its own
+// precision: the reference's s stays the exact ratio of the config's numbers.
+struct factor_ratio {
+  double numerator = 1;
+  double denominator = 1;
+  double value() const { return numerator / denominator; }  // rounded: for messages and tests
+  bool operator==(const factor_ratio&) const = default;
+};
+
+struct linear_scaling {  // θ'_j = θ_j / s
+  double factor = 1;     // s
+  bool operator==(const linear_scaling&) const = default;
+};
+
+struct ntk_scaling {  // b' = b·s^(d/(d−2))
+  double factor = 1;  // s
+  bool operator==(const ntk_scaling&) const = default;
+};
+
+struct dynamic_scaling {  // b' = b·(s·L/L_max − (s − 1))^(d/(d−2)), L = max(length, L_max)
+  double factor = 1;                         // s
+  std::int64_t max_position_embeddings = 0;  // L_max, the config's (required)
+  scaling_convention convention = scaling_convention::hf;  // hf or vllm (one static L = s·L_max)
+  bool operator==(const dynamic_scaling&) const = default;
+};
+
+struct yarn_scaling {
+  factor_ratio factor;  // s as the formula uses it: `factor` (or 1/freq_scale), or under
+                        // hf_derived_factor max_position_embeddings / L0 when L0 is in the block
+  std::int64_t original_max_position_embeddings = 0;  // L0
+  double beta_fast = 32;
+  double beta_slow = 1;
+  std::optional<double> mscale = {};            // DeepSeek
+  std::optional<double> mscale_all_dim = {};    // DeepSeek
+  std::optional<double> attention_factor = {};  // A given outright
+  bool truncate = true;                         // floor/ceil the correction range
+  double extrapolation_factor = 1;              // DeepSeek extrapolation_factor, ggml ext_factor
+  double attn_factor = 1;                       // DeepSeek attn_factor, ggml attn_factor
+  scaling_convention convention = scaling_convention::hf;  // hf, deepseek or ggml (the derived
+                                                           // factor is already in `factor`)
+  bool operator==(const yarn_scaling&) const = default;
+};
+
+struct llama3_scaling {
+  double factor = 8;  // s (defaults: Llama 3.1's published values)
+  double low_freq_factor = 1;
+  double high_freq_factor = 4;
+  std::int64_t original_max_position_embeddings = 8192;  // L0
+  bool operator==(const llama3_scaling&) const = default;
+};
+
+struct longrope_scaling {
+  factor_ratio factor;  // s for A = sqrt(1 + ln s / ln L0): max_position_embeddings / L0 when the
+                        // config gives L0 (top level or in the block) and a context, else `factor`
+  std::int64_t original_max_position_embeddings = 0;  // L0: the long/short regime switch
+  std::vector<double> long_factor = {};               // rotary_dim/2 entries
+  std::vector<double> short_factor = {};              // rotary_dim/2 entries
+  std::optional<double> attention_factor = {};        // A given outright
+  std::optional<double> long_mscale = {};             // A in the long regime (vLLM, Phi-3-small)
+  std::optional<double> short_mscale = {};            // A in the short regime
+  scaling_convention convention = scaling_convention::hf;  // hf (long iff length > L0) or vllm
+                                                           // (long iff a position > L0)
+  bool operator==(const longrope_scaling&) const = default;
+};
+
+struct proportional_scaling {  // Gemma 4: θ_j / s for the first rotated_pairs pairs, then 0
+  double factor = 1;           // s
+  int rotated_pairs = 0;       // floor(partial_rotary_factor · head_dim / 2)
+  bool operator==(const proportional_scaling&) const = default;
+};
+
+// The alternatives in scaling_type's order: type_of is the index.
+using rope_scaling = std::variant<no_scaling, linear_scaling, ntk_scaling, dynamic_scaling,
+                                  yarn_scaling, llama3_scaling, longrope_scaling, proportional_scaling>;
+
+inline scaling_type type_of(const rope_scaling& s) { return static_cast<scaling_type>(s.index()); }
+static_assert(std::variant_size_v<rope_scaling> == static_cast<std::size_t>(scaling_type::proportional) + 1,
+              "one rope_scaling alternative per scaling_type, in the same order (name the last here)");
+
+// The convention of a type that has one (dynamic, yarn, longrope).
+inline std::optional<scaling_convention> convention_of(const rope_scaling& s) {
+  if (const auto* d = std::get_if<dynamic_scaling>(&s)) return d->convention;
+  if (const auto* y = std::get_if<yarn_scaling>(&s)) return y->convention;
+  if (const auto* l = std::get_if<longrope_scaling>(&s)) return l->convention;
+  return std::nullopt;
+}
+
+// One line naming the type and its parameters, for headers and counterexamples.
+std::string describe(const rope_scaling& s);
 
 // Position streams (issue #16 §3–§4): M-RoPE and 2-D vision RoPE are both "rotated pair j
 // takes its angle p_{s(j)}·θ_{f(j)} from position stream s(j)", with θ_i = base^(−2i/rotary_dim)
@@ -123,15 +201,16 @@ struct rope_spec {
   // length the length-dependent scalings (dynamic, longrope) use (0: the caller's).
   std::optional<double> attention_factor = {};
   std::int64_t sequence_length = 0;
+  std::int64_t max_position_embeddings = 0;  // the config's context (0: not given)
   std::string layer_type = {};  // the layer type whose RoPE this is, when the config has several
   stream_layout streams = {};  // position streams (M-RoPE, vision); single for 1-D RoPE
 };
 
 // True when the scaled θ_j or A depend on the sequence length.
 inline bool depends_on_sequence_length(const rope_spec& spec) {
-  return (spec.scaling.type == scaling_type::dynamic &&
-          spec.scaling.convention != scaling_convention::vllm) ||
-         spec.scaling.type == scaling_type::longrope;
+  if (const auto* d = std::get_if<dynamic_scaling>(&spec.scaling))
+    return d->convention != scaling_convention::vllm;
+  return std::holds_alternative<longrope_scaling>(spec.scaling);
 }
 
 }  // namespace ropecheck

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -27,8 +28,7 @@ double required_factor(const json& block, const context& ctx) {
 }
 
 // L0 inside the block (also ggml's n_ctx_orig for YaRN, which must agree with it).
-std::optional<std::int64_t> original_in_block(const json& block, const context& ctx,
-                                              rope_scaling& sc) {
+std::optional<std::int64_t> original_in_block(const json& block, const context& ctx) {
   auto l0 = f::length(block, ctx.source, ctx.prefix, "original_max_position_embeddings");
   if (const auto n = f::length(block, ctx.source, ctx.prefix, "n_ctx_orig")) {
     if (l0 && *l0 != *n)
@@ -36,42 +36,58 @@ std::optional<std::int64_t> original_in_block(const json& block, const context& 
               fmt::format("disagrees with original_max_position_embeddings {}", *l0));
     l0 = n;
   }
-  if (l0) sc.original_max_in_rope_scaling = true;
   return l0;
 }
 
-void read_none(const json&, const context&, rope_scaling&) {}
-
-void read_factor_only(const json& block, const context& ctx, rope_scaling& sc) {
-  sc.factor = required_factor(block, ctx);
+// The convention as a type reads it: the ones it distinguishes kept, every other one hf (their
+// code computes this type as Hugging Face's does).
+scaling_convention one_of(scaling_convention c, std::initializer_list<scaling_convention> distinguished) {
+  return std::find(distinguished.begin(), distinguished.end(), c) != distinguished.end()
+             ? c
+             : scaling_convention::hf;
 }
 
-void read_dynamic(const json& block, const context& ctx, rope_scaling& sc) {
-  sc.factor = required_factor(block, ctx);
+rope_scaling read_none(const json&, const context&) { return no_scaling{}; }
+
+rope_scaling read_linear(const json& block, const context& ctx) {
+  return linear_scaling{required_factor(block, ctx)};
+}
+
+rope_scaling read_ntk(const json& block, const context& ctx) {
+  return ntk_scaling{required_factor(block, ctx)};
+}
+
+rope_scaling read_dynamic(const json& block, const context& ctx) {
+  const double factor = required_factor(block, ctx);
   if (!ctx.max_position_embeddings)
     f::missing(ctx.source, "max_position_embeddings", "rope_type \"dynamic\" needs it");
+  return dynamic_scaling{factor, *ctx.max_position_embeddings,
+                         one_of(ctx.convention, {scaling_convention::vllm})};
 }
 
 // Gemma 4's proportional RoPE: θ_j/s for the first floor(p·head_dim/2) pairs of the whole head,
 // 0 (pass-through) for the rest; p is partial_rotary_factor (read with the setup).
-void read_proportional(const json& block, const context& ctx, rope_scaling& sc) {
-  sc.factor = f::positive(block, ctx.source, ctx.prefix, "factor").value_or(1);
+rope_scaling read_proportional(const json& block, const context& ctx) {
+  return proportional_scaling{f::positive(block, ctx.source, ctx.prefix, "factor").value_or(1),
+                              ctx.rotated_pairs};
 }
 
-void read_llama3(const json& block, const context& ctx, rope_scaling& sc) {
-  // Defaults are Llama 3.1's published values.
-  sc.factor = f::positive(block, ctx.source, ctx.prefix, "factor").value_or(8);
-  sc.low_freq_factor = f::positive(block, ctx.source, ctx.prefix, "low_freq_factor").value_or(1);
-  sc.high_freq_factor = f::positive(block, ctx.source, ctx.prefix, "high_freq_factor").value_or(4);
-  sc.original_max_position_embeddings = original_in_block(block, ctx, sc).value_or(8192);
+rope_scaling read_llama3(const json& block, const context& ctx) {
+  llama3_scaling sc;  // defaults: Llama 3.1's published values
+  sc.factor = f::positive(block, ctx.source, ctx.prefix, "factor").value_or(sc.factor);
+  sc.low_freq_factor = f::positive(block, ctx.source, ctx.prefix, "low_freq_factor").value_or(sc.low_freq_factor);
+  sc.high_freq_factor = f::positive(block, ctx.source, ctx.prefix, "high_freq_factor").value_or(sc.high_freq_factor);
+  sc.original_max_position_embeddings = original_in_block(block, ctx).value_or(sc.original_max_position_embeddings);
   // Equal factors (Llama 4) leave the smoothing band empty, as the reference implementations
   // define it; only a reversed band, where they would disagree on which side wins, is refused.
   if (sc.high_freq_factor < sc.low_freq_factor)
     f::fail(ctx.source, f::path(ctx.prefix, "high_freq_factor"), json(sc.high_freq_factor),
             fmt::format("is not >= low_freq_factor {}", sc.low_freq_factor));
+  return sc;
 }
 
-void read_yarn(const json& block, const context& ctx, rope_scaling& sc) {
+rope_scaling read_yarn(const json& block, const context& ctx) {
+  yarn_scaling sc;
   const auto factor = f::positive(block, ctx.source, ctx.prefix, "factor");
   const auto freq_scale = f::positive(block, ctx.source, ctx.prefix, "freq_scale");  // ggml: 1/s
   if (factor && freq_scale && *factor * *freq_scale != 1)
@@ -80,16 +96,20 @@ void read_yarn(const json& block, const context& ctx, rope_scaling& sc) {
   if (!factor && !freq_scale)
     f::missing(ctx.source, f::path(ctx.prefix, "factor"),
                fmt::format("rope_type \"{}\" needs it", ctx.type_name));
-  sc.factor = factor ? *factor : 1 / *freq_scale;
+  sc.factor = {factor ? *factor : 1 / *freq_scale, 1};
 
-  auto l0 = original_in_block(block, ctx, sc);
-  if (!l0) l0 = ctx.max_position_embeddings;  // Hugging Face: L0 defaults to max_position_embeddings
+  const auto in_block = original_in_block(block, ctx);
+  // Hugging Face: L0 defaults to max_position_embeddings.
+  const auto l0 = in_block ? in_block : ctx.max_position_embeddings;
   if (!l0)
     f::missing(ctx.source, f::path(ctx.prefix, "original_max_position_embeddings"),
                "yarn needs it, or max_position_embeddings");
   sc.original_max_position_embeddings = *l0;
-  sc.beta_fast = f::positive(block, ctx.source, ctx.prefix, "beta_fast").value_or(32);
-  sc.beta_slow = f::positive(block, ctx.source, ctx.prefix, "beta_slow").value_or(1);
+  // Newer transformers derive s = max_position_embeddings / L0 when the block gives L0.
+  if (ctx.convention == scaling_convention::hf_derived_factor && in_block && ctx.max_position_embeddings)
+    sc.factor = {static_cast<double>(*ctx.max_position_embeddings), static_cast<double>(*in_block)};
+  sc.beta_fast = f::positive(block, ctx.source, ctx.prefix, "beta_fast").value_or(sc.beta_fast);
+  sc.beta_slow = f::positive(block, ctx.source, ctx.prefix, "beta_slow").value_or(sc.beta_slow);
   sc.mscale = f::non_negative(block, ctx.source, ctx.prefix, "mscale");
   sc.mscale_all_dim = f::non_negative(block, ctx.source, ctx.prefix, "mscale_all_dim");
   const auto extrapolation = f::non_negative(block, ctx.source, ctx.prefix, "extrapolation_factor");
@@ -101,6 +121,8 @@ void read_yarn(const json& block, const context& ctx, rope_scaling& sc) {
   sc.attn_factor = f::non_negative(block, ctx.source, ctx.prefix, "attn_factor").value_or(1);
   sc.attention_factor = f::positive(block, ctx.source, ctx.prefix, "attention_factor");
   sc.truncate = f::boolean(block, ctx.source, ctx.prefix, "truncate").value_or(true);
+  sc.convention = one_of(ctx.convention, {scaling_convention::deepseek, scaling_convention::ggml});
+  return sc;
 }
 
 std::vector<double> factor_list(const json& block, const context& ctx, const char* key) {
@@ -120,29 +142,33 @@ std::vector<double> factor_list(const json& block, const context& ctx, const cha
   return factors;
 }
 
-void read_longrope(const json& block, const context& ctx, rope_scaling& sc) {
-  sc.factor = f::positive(block, ctx.source, ctx.prefix, "factor").value_or(1);
-  auto l0 = original_in_block(block, ctx, sc);
-  if (!l0 && ctx.top_level_original) {
-    l0 = ctx.top_level_original;
-    sc.original_max_top_level = true;
-  }
-  if (!l0) l0 = ctx.max_position_embeddings;
+rope_scaling read_longrope(const json& block, const context& ctx) {
+  longrope_scaling sc;
+  const double factor = f::positive(block, ctx.source, ctx.prefix, "factor").value_or(1);
+  const auto in_block = original_in_block(block, ctx);
+  const auto given = in_block ? in_block : ctx.top_level_original;  // Phi-3: L0 at the top level
+  const auto l0 = given ? given : ctx.max_position_embeddings;
   if (!l0) f::missing(ctx.source, "original_max_position_embeddings", "longrope needs it");
   sc.original_max_position_embeddings = *l0;
-  if (sc.original_max_top_level && !ctx.max_position_embeddings)
+  if (!in_block && ctx.top_level_original && !ctx.max_position_embeddings)
     f::missing(ctx.source, "max_position_embeddings", "longrope needs it");
+  // Phi-3 configs give L0 and a larger max_position_embeddings: s is their ratio (HF, vLLM).
+  sc.factor = given && ctx.max_position_embeddings
+                  ? factor_ratio{static_cast<double>(*ctx.max_position_embeddings), static_cast<double>(*given)}
+                  : factor_ratio{factor, 1};
   sc.long_factor = factor_list(block, ctx, "long_factor");
   sc.short_factor = factor_list(block, ctx, "short_factor");
   sc.attention_factor = f::positive(block, ctx.source, ctx.prefix, "attention_factor");
   sc.long_mscale = f::positive(block, ctx.source, ctx.prefix, "long_mscale");
   sc.short_mscale = f::positive(block, ctx.source, ctx.prefix, "short_mscale");
+  sc.convention = one_of(ctx.convention, {scaling_convention::vllm});
+  return sc;
 }
 
 const std::array<kind, 9> kinds = {{
     {"default", scaling_type::none, {}, read_none},
-    {"linear", scaling_type::linear, {"factor"}, read_factor_only},
-    {"ntk", scaling_type::ntk, {"factor"}, read_factor_only},
+    {"linear", scaling_type::linear, {"factor"}, read_linear},
+    {"ntk", scaling_type::ntk, {"factor"}, read_ntk},
     {"dynamic", scaling_type::dynamic, {"factor"}, read_dynamic},
     {"yarn", scaling_type::yarn,
      {"factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",

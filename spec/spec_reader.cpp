@@ -134,8 +134,12 @@ void read_chatglm_ratio(const json& root, const text_model& text, std::string_vi
   if (*applies_to == "base") {
     spec.base *= *ratio;
   } else if (*applies_to == "positions") {
-    spec.scaling.type = scaling_type::linear;  // m / r · θ_j = m · θ_j / r
-    spec.scaling.factor = *ratio;
+    if (type_of(spec.scaling) != scaling_type::none)
+      f::fail(source, f::path(text.prefix, "rope_ratio"), *f::given(*text.config, "rope_ratio"),
+              fmt::format("divides the positions of a rope_type \"{}\" setup, which ropecheck "
+                          "does not compose",
+                          to_string(type_of(spec.scaling))));
+    spec.scaling = linear_scaling{*ratio};  // m / r · θ_j = m · θ_j / r
   } else {
     f::fail(source, "rope_ratio_applies_to", *f::given(root, "rope_ratio_applies_to"),
             "is not \"base\" or \"positions\"");
@@ -224,8 +228,9 @@ const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
 
 // Rotated dims: rotary_dim, else int(head_dim × partial_rotary_factor) (or GPT-NeoX rotary_pct),
 // else the whole head. Proportional RoPE spans the whole head and rotates its first
-// floor(partial_rotary_factor × head_dim / 2) pairs (transformers _compute_proportional_rope_parameters).
-void read_rotated_dims(const setup& s, const text_model& text, scaling_type type,
+// floor(partial_rotary_factor × head_dim / 2) pairs (transformers _compute_proportional_rope_parameters),
+// which this returns for the scaling reader (0 for the other types).
+int read_rotated_dims(const setup& s, const text_model& text, scaling_type type,
                        const spec_families::family* family, std::string_view source,
                        rope_spec& spec) {
   const json& config = *text.config;
@@ -239,12 +244,11 @@ void read_rotated_dims(const setup& s, const text_model& text, scaling_type type
     f::fail(source, fraction.field, *fraction.written, "is not in (0, 1]");
   if (type == scaling_type::proportional) {
     spec.rotary_dim = spec.head_dim;
-    spec.scaling.rotated_pairs =
-        static_cast<int>(std::floor(fraction.value.value_or(1) * spec.head_dim / 2));
-    if (spec.scaling.rotated_pairs < 1)
+    const int rotated_pairs = static_cast<int>(std::floor(fraction.value.value_or(1) * spec.head_dim / 2));
+    if (rotated_pairs < 1)
       f::fail(source, fraction.field, fraction.written ? *fraction.written : json(*fraction.value),
               "rotates no pair of the head");
-    return;
+    return rotated_pairs;
   }
   if (family && family->default_rotary_fraction && !fraction.value)
     fraction = {family->default_rotary_fraction, nullptr, f::path(text.prefix, "partial_rotary_factor")};
@@ -269,6 +273,7 @@ void read_rotated_dims(const setup& s, const text_model& text, scaling_type type
   if (spec.rotary_dim > spec.head_dim)
     f::fail(source, field, value,
             fmt::format("gives rotary_dim {} > head_dim {}", spec.rotary_dim, spec.head_dim));
+  return 0;
 }
 
 // M-RoPE's sections (rope_spec.h): three positive pair counts summing to rotary_dim/2, and
@@ -304,8 +309,9 @@ std::optional<scaling_convention> convention_named(const std::string& name) {
   return std::nullopt;
 }
 
-// ropecheck's own keys, read from the spec's top level (docs/scaling.md, "Spec keys").
-void read_own_keys(const json& root, std::string_view source, rope_spec& spec) {
+// ropecheck's own keys, read from the spec's top level (docs/scaling.md, "Spec keys"). The
+// convention goes to the scaling reader, which keeps it on the types it applies to.
+scaling_convention read_own_keys(const json& root, std::string_view source, rope_spec& spec) {
   if (auto n = f::length(root, source, "", "sequence_length")) spec.sequence_length = *n;
   spec.attention_factor = f::positive(root, source, "", "attention_factor");
   if (const json* c = f::given(root, "scaling_convention")) {
@@ -313,8 +319,9 @@ void read_own_keys(const json& root, std::string_view source, rope_spec& spec) {
     if (!convention)
       f::fail(source, "scaling_convention", *c,
               "is not one of \"hf\", \"hf_derived_factor\", \"vllm\", \"deepseek\", \"ggml\"");
-    spec.scaling.convention = *convention;
+    return *convention;
   }
+  return scaling_convention::hf;
 }
 
 // The layer type asked for: --layer-type, or the spec's own "layer_type" key; both must agree.
@@ -394,17 +401,11 @@ rope_spec parse_vision_spec(const json& root, std::string_view source) {
 
 }  // namespace
 
+// A type's name is its first rope_type in the reader catalog ("default" for none, "longrope"
+// before Phi-3's "su").
 std::string_view to_string(scaling_type t) {
-  switch (t) {
-    case scaling_type::none: return "default";
-    case scaling_type::linear: return "linear";
-    case scaling_type::ntk: return "ntk";
-    case scaling_type::dynamic: return "dynamic";
-    case scaling_type::yarn: return "yarn";
-    case scaling_type::llama3: return "llama3";
-    case scaling_type::longrope: return "longrope";
-    case scaling_type::proportional: return "proportional";
-  }
+  for (const spec_scaling::kind& k : spec_scaling::catalog())
+    if (k.type == t) return k.name;
   return "?";
 }
 
@@ -417,6 +418,38 @@ std::string_view to_string(scaling_convention c) {
     case scaling_convention::ggml: return "ggml";
   }
   return "?";
+}
+
+std::string describe(const rope_scaling& scaling) {
+  struct line {
+    std::string operator()(const no_scaling&) const { return "default"; }
+    std::string operator()(const linear_scaling& s) const { return fmt::format("linear, s {}", s.factor); }
+    std::string operator()(const ntk_scaling& s) const { return fmt::format("ntk, s {}", s.factor); }
+    std::string operator()(const dynamic_scaling& s) const {
+      return fmt::format("dynamic (convention {}), s {}, max_position_embeddings {}",
+                         to_string(s.convention), s.factor, s.max_position_embeddings);
+    }
+    std::string operator()(const yarn_scaling& s) const {
+      return fmt::format("yarn (convention {}), s {}, L0 {}", to_string(s.convention),
+                         ratio(s.factor), s.original_max_position_embeddings);
+    }
+    std::string operator()(const llama3_scaling& s) const {
+      return fmt::format("llama3, s {}, low_freq_factor {}, high_freq_factor {}, L0 {}", s.factor,
+                         s.low_freq_factor, s.high_freq_factor, s.original_max_position_embeddings);
+    }
+    std::string operator()(const longrope_scaling& s) const {
+      return fmt::format("longrope (convention {}), s {}, L0 {}", to_string(s.convention),
+                         ratio(s.factor), s.original_max_position_embeddings);
+    }
+    std::string operator()(const proportional_scaling& s) const {
+      return fmt::format("proportional, s {}, rotated_pairs {}", s.factor, s.rotated_pairs);
+    }
+    static std::string ratio(const factor_ratio& r) {
+      return r.denominator == 1 ? fmt::format("{}", r.numerator)
+                                : fmt::format("{}/{}", r.numerator, r.denominator);
+    }
+  };
+  return std::visit(line{}, scaling);
 }
 
 rope_spec parse_spec(const json& root, std::string_view source, const spec_options& options) {
@@ -445,20 +478,25 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
     f::fail(source, f::path(text.prefix, "global_head_dim"), json(*global),
             "gives full-attention layers their own head width, which ropecheck does not read yet");
   const spec_scaling::kind& kind = read_kind(chosen, source);
-  spec.scaling.type = kind.type;
   spec.base = read_base(chosen, text, model_type, source);
   spec.pair = read_pairing(root, text, model_type, family, source);
-  read_own_keys(root, source, spec);
-  read_rotated_dims(chosen, text, kind.type, family, source, spec);  // before the scaling: longrope counts
+  const scaling_convention convention = read_own_keys(root, source, spec);
+  // Before the scaling: longrope counts rotary_dim/2 factors, proportional its rotated pairs.
+  const int rotated_pairs = read_rotated_dims(chosen, text, kind.type, family, source, spec);
   const auto max_pos = f::length(*text.config, source, text.prefix, "max_position_embeddings");
-  spec.scaling.max_position_embeddings = max_pos.value_or(0);
+  spec.max_position_embeddings = max_pos.value_or(0);
   if (chosen.block) {
-    spec_scaling::context ctx{source, chosen.block_prefix, std::string(kind.name), max_pos,
-                              f::length(*text.config, source, text.prefix,
-                                        "original_max_position_embeddings"),
-                              f::path(text.prefix, "original_max_position_embeddings"),
-                              spec.rotary_dim};
-    kind.read(*chosen.block, ctx, spec.scaling);
+    const spec_scaling::context ctx{source,
+                                    chosen.block_prefix,
+                                    std::string(kind.name),
+                                    max_pos,
+                                    f::length(*text.config, source, text.prefix,
+                                              "original_max_position_embeddings"),
+                                    f::path(text.prefix, "original_max_position_embeddings"),
+                                    spec.rotary_dim,
+                                    convention,
+                                    rotated_pairs};
+    spec.scaling = kind.read(*chosen.block, ctx);
   }
   if (family && family->chatglm) read_chatglm_ratio(root, text, source, spec);
   if (chosen.block) read_mrope(*chosen.block, chosen.block_prefix, source, spec);

@@ -52,61 +52,62 @@ TEST(SpecReader, ReadsTheScaledModelConfigs) {
   const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
   for (const char* file : {"Llama-3.1-8B.json", "Llama-3.1-8B-Instruct.json"}) {
     const rope_spec s = read_spec(dir + file);
-    EXPECT_EQ(s.scaling.type, scaling_type::llama3) << file;
-    EXPECT_EQ(s.scaling.factor, 8.0);
-    EXPECT_EQ(s.scaling.low_freq_factor, 1.0);
-    EXPECT_EQ(s.scaling.high_freq_factor, 4.0);
-    EXPECT_EQ(s.scaling.original_max_position_embeddings, 8192);
+    EXPECT_EQ(type_of(s.scaling), scaling_type::llama3) << file;
+    EXPECT_EQ(std::get<llama3_scaling>(s.scaling).factor, 8.0);
+    EXPECT_EQ(std::get<llama3_scaling>(s.scaling).low_freq_factor, 1.0);
+    EXPECT_EQ(std::get<llama3_scaling>(s.scaling).high_freq_factor, 4.0);
+    EXPECT_EQ(std::get<llama3_scaling>(s.scaling).original_max_position_embeddings, 8192);
   }
   for (const char* file : {"Llama-3.2-1B.json", "Llama-3.2-1B-Instruct.json"}) {
     const rope_spec s = read_spec(dir + file);
     EXPECT_EQ(s.head_dim, 64) << file;
-    EXPECT_EQ(s.scaling.type, scaling_type::llama3);
-    EXPECT_EQ(s.scaling.factor, 32.0);
+    EXPECT_EQ(type_of(s.scaling), scaling_type::llama3);
+    EXPECT_EQ(std::get<llama3_scaling>(s.scaling).factor, 32.0);
   }
   const rope_spec ds = read_spec(dir + "DeepSeek-V3.json");
   EXPECT_EQ(ds.rotary_dim, 64);
   EXPECT_EQ(ds.pair, pairing::adjacent);
-  EXPECT_EQ(ds.scaling.type, scaling_type::yarn);
-  EXPECT_EQ(ds.scaling.factor, 40.0);
-  EXPECT_EQ(ds.scaling.beta_fast, 32.0);
-  EXPECT_EQ(ds.scaling.beta_slow, 1.0);
-  EXPECT_EQ(ds.scaling.mscale, 1.0);
-  EXPECT_EQ(ds.scaling.mscale_all_dim, 1.0);
-  EXPECT_EQ(ds.scaling.original_max_position_embeddings, 4096);
-  EXPECT_EQ(ds.scaling.max_position_embeddings, 163840);
-  EXPECT_TRUE(ds.scaling.truncate);
+  EXPECT_EQ(type_of(ds.scaling), scaling_type::yarn);
+  EXPECT_EQ(std::get<yarn_scaling>(ds.scaling).factor, (factor_ratio{40, 1}));
+  EXPECT_EQ(std::get<yarn_scaling>(ds.scaling).beta_fast, 32.0);
+  EXPECT_EQ(std::get<yarn_scaling>(ds.scaling).beta_slow, 1.0);
+  EXPECT_EQ(std::get<yarn_scaling>(ds.scaling).mscale, 1.0);
+  EXPECT_EQ(std::get<yarn_scaling>(ds.scaling).mscale_all_dim, 1.0);
+  EXPECT_EQ(std::get<yarn_scaling>(ds.scaling).original_max_position_embeddings, 4096);
+  EXPECT_EQ(ds.max_position_embeddings, 163840);
+  EXPECT_TRUE(std::get<yarn_scaling>(ds.scaling).truncate);
 
   const rope_spec phi = read_spec(dir + "Phi-3.5-mini-instruct.json");
   EXPECT_EQ(phi.rotary_dim, 96);
-  EXPECT_EQ(phi.scaling.type, scaling_type::longrope);
-  ASSERT_EQ(phi.scaling.long_factor.size(), 48u);
-  ASSERT_EQ(phi.scaling.short_factor.size(), 48u);
-  EXPECT_EQ(phi.scaling.long_factor.front(), 1.0800000429153442);
-  EXPECT_EQ(phi.scaling.long_factor.back(), 64.83999633789062);
-  EXPECT_EQ(phi.scaling.short_factor.front(), 1.0);
-  EXPECT_EQ(phi.scaling.original_max_position_embeddings, 4096);
-  EXPECT_TRUE(phi.scaling.original_max_top_level);
-  EXPECT_EQ(phi.scaling.max_position_embeddings, 131072);
+  EXPECT_EQ(type_of(phi.scaling), scaling_type::longrope);
+  ASSERT_EQ(std::get<longrope_scaling>(phi.scaling).long_factor.size(), 48u);
+  ASSERT_EQ(std::get<longrope_scaling>(phi.scaling).short_factor.size(), 48u);
+  EXPECT_EQ(std::get<longrope_scaling>(phi.scaling).long_factor.front(), 1.0800000429153442);
+  EXPECT_EQ(std::get<longrope_scaling>(phi.scaling).long_factor.back(), 64.83999633789062);
+  EXPECT_EQ(std::get<longrope_scaling>(phi.scaling).short_factor.front(), 1.0);
+  EXPECT_EQ(std::get<longrope_scaling>(phi.scaling).original_max_position_embeddings, 4096);
+  EXPECT_EQ(phi.max_position_embeddings, 131072);
+  // L0 at the top level (Phi-3): s = max_position_embeddings / L0, resolved by the reader.
+  EXPECT_EQ(std::get<longrope_scaling>(phi.scaling).factor, (factor_ratio{131072, 4096}));
   EXPECT_TRUE(depends_on_sequence_length(phi));
 
   // Qwen2.5's documented YaRN block, added to its config as the Qwen docs say.
   std::ifstream in(dir + "Qwen2.5-7B-Instruct.json");
   json qwen = json::parse(in);
-  EXPECT_EQ(parse_spec(qwen, "Q").scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(parse_spec(qwen, "Q").scaling), scaling_type::none);
   qwen["rope_scaling"] = qwen["_documented_yarn_rope_scaling"]["rope_scaling"];
   const rope_spec q = parse_spec(qwen, "Q");
-  EXPECT_EQ(q.scaling.type, scaling_type::yarn);
-  EXPECT_EQ(q.scaling.factor, 4.0);
-  EXPECT_EQ(q.scaling.original_max_position_embeddings, 32768);
+  EXPECT_EQ(type_of(q.scaling), scaling_type::yarn);
+  EXPECT_EQ(std::get<yarn_scaling>(q.scaling).factor, (factor_ratio{4, 1}));
+  EXPECT_EQ(std::get<yarn_scaling>(q.scaling).original_max_position_embeddings, 32768);
 
   // M-RoPE (Qwen2-VL's "mrope" type) is 1-D frequencies with three position streams.
   const rope_spec vl = read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
-  EXPECT_EQ(vl.scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(vl.scaling), scaling_type::none);
   EXPECT_EQ(vl.streams.section, (std::vector<int>{16, 24, 24}));
   EXPECT_EQ(vl.streams.rule, stream_rule::mrope_sections);
-  EXPECT_EQ(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
-                .scaling.type,
+  EXPECT_EQ(type_of(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
+                        .scaling),
             scaling_type::none);
 }
 
@@ -117,24 +118,24 @@ TEST(SpecReader, ReadsEveryScalingSpelling) {
     c.update(extra);
     return parse_spec(c, "S.json");
   };
-  EXPECT_EQ(with({{"rope_scaling", {{"type", "linear"}, {"factor", 2}}}}).scaling.type,
+  EXPECT_EQ(type_of(with({{"rope_scaling", {{"type", "linear"}, {"factor", 2}}}}).scaling),
             scaling_type::linear);
-  EXPECT_EQ(with({{"rope_scaling", {{"rope_type", "ntk"}, {"factor", 2}}}}).scaling.type,
+  EXPECT_EQ(type_of(with({{"rope_scaling", {{"rope_type", "ntk"}, {"factor", 2}}}}).scaling),
             scaling_type::ntk);
   const auto dyn = with({{"rope_scaling", {{"rope_type", "dynamic"}, {"factor", 2}}},
                          {"sequence_length", 5000},
                          {"scaling_convention", "vllm"}});
-  EXPECT_EQ(dyn.scaling.type, scaling_type::dynamic);
+  EXPECT_EQ(type_of(dyn.scaling), scaling_type::dynamic);
   EXPECT_EQ(dyn.sequence_length, 5000);
-  EXPECT_EQ(dyn.scaling.convention, scaling_convention::vllm);
+  EXPECT_EQ(convention_of(dyn.scaling), scaling_convention::vllm);
   EXPECT_FALSE(depends_on_sequence_length(dyn));  // vLLM's "dynamic" is static
   const auto su = with({{"rope_scaling",
                          {{"type", "su"},
                           {"long_factor", {1, 2, 3, 4}},
                           {"short_factor", {1, 1, 1, 1}}}},
                         {"original_max_position_embeddings", 1024}});
-  EXPECT_EQ(su.scaling.type, scaling_type::longrope);
-  EXPECT_EQ(su.scaling.long_factor[3], 4.0);
+  EXPECT_EQ(type_of(su.scaling), scaling_type::longrope);
+  EXPECT_EQ(std::get<longrope_scaling>(su.scaling).long_factor[3], 4.0);
   // ggml's YaRN spelling maps onto the same fields.
   const auto ggml = with({{"rope_scaling",
                            {{"type", "yarn"},
@@ -143,18 +144,18 @@ TEST(SpecReader, ReadsEveryScalingSpelling) {
                             {"ext_factor", 0.5},
                             {"attn_factor", 2}}},
                           {"scaling_convention", "ggml"}});
-  EXPECT_EQ(ggml.scaling.factor, 4.0);
-  EXPECT_EQ(ggml.scaling.original_max_position_embeddings, 4096);
-  EXPECT_EQ(ggml.scaling.extrapolation_factor, 0.5);
-  EXPECT_EQ(ggml.scaling.attn_factor, 2.0);
+  EXPECT_EQ(std::get<yarn_scaling>(ggml.scaling).factor, (factor_ratio{4, 1}));
+  EXPECT_EQ(std::get<yarn_scaling>(ggml.scaling).original_max_position_embeddings, 4096);
+  EXPECT_EQ(std::get<yarn_scaling>(ggml.scaling).extrapolation_factor, 0.5);
+  EXPECT_EQ(std::get<yarn_scaling>(ggml.scaling).attn_factor, 2.0);
   const auto yarn = with({{"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4}, {"truncate", false}}},
                           {"attention_factor", 1.5}});
-  EXPECT_FALSE(yarn.scaling.truncate);
-  EXPECT_EQ(yarn.scaling.original_max_position_embeddings, 2048);  // HF: max_position_embeddings
+  EXPECT_FALSE(std::get<yarn_scaling>(yarn.scaling).truncate);
+  EXPECT_EQ(std::get<yarn_scaling>(yarn.scaling).original_max_position_embeddings, 2048);  // HF: max_position_embeddings
   EXPECT_EQ(yarn.attention_factor, 1.5);
   const auto llama3 = with({{"rope_scaling", {{"rope_type", "llama3"}}}});
-  EXPECT_EQ(llama3.scaling.factor, 8.0);
-  EXPECT_EQ(llama3.scaling.original_max_position_embeddings, 8192);
+  EXPECT_EQ(std::get<llama3_scaling>(llama3.scaling).factor, 8.0);
+  EXPECT_EQ(std::get<llama3_scaling>(llama3.scaling).original_max_position_embeddings, 8192);
 }
 
 TEST(SpecReader, BadScalingsNameFileFieldAndValue) {

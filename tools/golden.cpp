@@ -94,16 +94,13 @@ std::string golden_text(const golden_config& config) {
       "by ropecheck_make_golden\n",
       config.name, config.models, config.config, config.spec.head_dim, config.spec.rotary_dim,
       config.spec.base, to_string(config.spec.pair));
-  if (config.spec.scaling.type != scaling_type::none) {
+  if (type_of(config.spec.scaling) != scaling_type::none) {
     // Unscaled files keep their header byte for byte; scaled ones say what was applied.
-    const auto& sc = config.spec.scaling;
     out += fmt::format(
-        "# rope_scaling {} (convention {}), rope_scaling.factor {}, L0 {}, "
-        "max_position_embeddings {}, sequence_length {}\n"
+        "# rope_scaling {}, max_position_embeddings {}, sequence_length {}\n"
         "# scaled theta_j and attention factor A = {} from reference/scaling.cpp at 266 bits; "
         "cos and sin carry A\n",
-        to_string(sc.type), to_string(sc.convention), sc.factor,
-        sc.original_max_position_embeddings, sc.max_position_embeddings,
+        describe(config.spec.scaling), config.spec.max_position_embeddings,
         config.spec.sequence_length, params.attention_factor.str(30));
   }
   for (std::int64_t m : golden_positions()) {

@@ -45,7 +45,11 @@ enum ropecheck_dtype {
   ROPECHECK_DTYPE_FLOAT16 = 2,  /* IEEE binary16 bits in uint16_t */
   ROPECHECK_DTYPE_BFLOAT16 = 3, /* bfloat16 bits in uint16_t */
   ROPECHECK_DTYPE_INT32 = 4,    /* positions */
-  ROPECHECK_DTYPE_INT64 = 5     /* positions */
+  ROPECHECK_DTYPE_INT64 = 5,    /* positions */
+  /* 8-bit floats in uint8_t (OCP OFP8 v1.0). Stores round to nearest even and saturate:
+     |y| > max stores ±max (448, 57344), as vLLM's and TransformerEngine's fp8 casts do. */
+  ROPECHECK_DTYPE_FLOAT8_E4M3FN = 6, /* S.EEEE.MMM, bias 7, max 448, no inf, NaN S.1111.111 */
+  ROPECHECK_DTYPE_FLOAT8_E5M2 = 7    /* S.EEEEE.MM, bias 15, max 57344, IEEE inf/NaN */
 };
 
 enum ropecheck_pairing { ROPECHECK_PAIRING_HALF = 1, ROPECHECK_PAIRING_ADJACENT = 2 };
@@ -72,7 +76,7 @@ typedef struct ropecheck_tensor {
 
 typedef struct ropecheck_rope_call {
   uint32_t abi_version; /* ROPECHECK_KERNEL_ABI_VERSION */
-  int32_t dtype;        /* ropecheck_dtype of Q and K: FLOAT32, FLOAT16 or BFLOAT16 */
+  int32_t dtype;        /* ropecheck_dtype of Q and K: FLOAT32, FLOAT16, BFLOAT16, FLOAT8_* */
   int32_t pairing;      /* ropecheck_pairing */
   int32_t direction;    /* ropecheck_direction */
   int64_t head_dim;

@@ -127,9 +127,10 @@ def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | No
           labels: _Mapping[str, str] | None = None) -> AuditReport:
     """Judges a third-party RoPE output ``y`` of input ``x`` against the reference's double tier,
     as ``ropecheck audit`` does (same figures, same diagnosis). ``dtype`` judges y as float32,
-    float16 or bfloat16 (default: y's); ``tolerance`` in units of 2^-24 × pair norm.
+    float16, bfloat16, float8_e4m3fn or float8_e5m2 (default: y's; fp8 given as uint8 NumPy
+    arrays of the bits needs it, a torch fp8 tensor names itself); ``tolerance`` in units of 2^-24 × pair norm.
     ``labels`` names the inputs in messages and the report (keys spec, x, positions, y)."""
-    raw16 = "bfloat16" if dtype == "bfloat16" else None
+    raw16 = dtype if dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else None
     xa, xd = _raw_array(x, "x", raw16)
     pa, pd = _raw_array(positions, "positions")
     ya, yd = _raw_array(y, "y", raw16)
@@ -215,7 +216,8 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
         kernel(q, k, positions, params) -> (q_out, k_out)
 
     q ``[tokens, q_heads, head_dim]`` and k ``[tokens, k_heads, head_dim]`` in the storage dtype
-    (NumPy arrays, or torch CPU tensors with ``tensor_type="torch"``, which bfloat16 needs),
+    (NumPy arrays, or torch CPU tensors with ``tensor_type="torch"``, which bfloat16 needs;
+    float8_e4m3fn/float8_e5m2 come as uint8 NumPy arrays of the bits, or torch fp8 tensors),
     positions int64 ``[tokens]``, params a dict: ``rotary_dim``, ``pairing`` ("half" |
     "adjacent"), ``inv_freq`` (float64 ``[rotary_dim/2]``, already scaled), ``attention_factor``
     (multiplies cos and sin) and ``inverse`` (rotate by −angle). Dims past rotary_dim pass

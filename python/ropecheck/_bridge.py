@@ -2,7 +2,9 @@
 
 Every input goes to the core as a C-contiguous NumPy array of its raw storage elements plus the
 dtype they hold: float16 and bfloat16 as their 16-bit patterns (a torch bfloat16 tensor is read
-through ``tensor.view(torch.int16)``, never through float32). The gate's kernel adapter does the
+through ``tensor.view(torch.int16)``, never through float32), float8_e4m3fn and float8_e5m2 as
+their 8-bit patterns (NumPy has no fp8: a uint8 array plus the dtype's name; a torch
+``float8_e4m3fn``/``float8_e5m2`` tensor through ``view(torch.uint8)``). The gate's kernel adapter does the
 reverse for the user's kernel: raw bits in, NumPy or torch tensors of the storage dtype out, and
 checks what the kernel returns before its bits are copied back.
 """
@@ -30,11 +32,21 @@ def is_torch_tensor(value) -> bool:
     return type(value).__module__.startswith("torch") and hasattr(value, "dtype") and hasattr(value, "device")
 
 
+_FP8 = ("float8_e4m3fn", "float8_e5m2")
+
+
+def _torch_fp8(torch) -> dict:
+    """torch's fp8 dtypes by ropecheck's name (torch >= 2.1 has them; older torch has none)."""
+    return {n: getattr(torch, n) for n in _FP8 if hasattr(torch, n)}
+
+
 def raw_array(value, name: str, raw16: str | None = None):
     """``(array, dtype name)`` for a NumPy array, an object with the array protocol or a torch
     CPU tensor. A 16-bit integer array holds the bits of ``raw16`` (``"bfloat16"``), as the
-    CLI's ``--dtype bfloat16`` reads a uint16 .npy. Raises ValueError naming the input for a
-    CUDA tensor or an unsupported dtype."""
+    CLI's ``--dtype bfloat16`` reads a uint16 .npy; a uint8 array the bits of ``raw16``
+    ``"float8_e4m3fn"`` or ``"float8_e5m2"`` (and is refused without it, as the CLI refuses a
+    uint8 .npy without ``--dtype``). Raises ValueError naming the input for a CUDA tensor or an
+    unsupported dtype."""
     if is_torch_tensor(value):
         torch = _torch()
         if value.device.type != "cpu":
@@ -48,12 +60,20 @@ def raw_array(value, name: str, raw16: str | None = None):
             return np.ascontiguousarray(bits), "bfloat16"
         if value.dtype == torch.float16:
             return np.ascontiguousarray(value.view(torch.int16).numpy().view(np.uint16)), "float16"
+        for fp8_name, fp8_dtype in _torch_fp8(torch).items():
+            if value.dtype == fp8_dtype:
+                return np.ascontiguousarray(value.view(torch.uint8).numpy()), fp8_name
         value = value.numpy()
     array = np.ascontiguousarray(np.asarray(value))
     if array.dtype in (np.dtype(np.uint16), np.dtype(np.int16)):
         if raw16 is None:
             raise ValueError(f"{name}: 16-bit integers: pass dtype=\"bfloat16\" to read them as bfloat16 bits")
         return array.view(np.uint16), raw16
+    if array.dtype == np.dtype(np.uint8):
+        if raw16 not in _FP8:
+            raise ValueError(f"{name}: uint8 array: pass dtype=\"float8_e4m3fn\" or dtype=\"float8_e5m2\" "
+                             "to read it as fp8 bits")
+        return array, raw16
     name_of = _NUMPY_DTYPES.get(array.dtype)
     if name_of is None:
         raise ValueError(f"{name}: dtype {array.dtype} is not float64, float32, float16, bfloat16, int32 or int64")
@@ -68,10 +88,12 @@ def raw_array(value, name: str, raw16: str | None = None):
 
 def _kernel_input(bits: np.ndarray, storage: str, tensor_type: str):
     if tensor_type == "numpy":
-        return bits.view(np.float16) if storage == "float16" else bits
+        return bits.view(np.float16) if storage == "float16" else bits  # fp8: uint8 bits
     torch = _torch()
     if storage == "float32":
         return torch.from_numpy(bits)
+    if storage in _FP8:
+        return torch.from_numpy(bits).view(_torch_fp8(torch)[storage])
     as_int16 = torch.from_numpy(bits.view(np.int16))
     return as_int16.view(torch.bfloat16 if storage == "bfloat16" else torch.float16)
 
@@ -79,17 +101,20 @@ def _kernel_input(bits: np.ndarray, storage: str, tensor_type: str):
 def _output_bits(value, storage: str, expected_shape, name: str, kernel_name: str) -> np.ndarray:
     if is_torch_tensor(value):
         torch = _torch()
-        wanted = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[storage]
+        wanted = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+                  **_torch_fp8(torch)}[storage]
         if value.dtype != wanted:
             raise TypeError(
                 f"kernel {kernel_name}: {name} has dtype {value.dtype}, but the call's storage dtype is "
                 f"{wanted} (return the output in the dtype of the input)"
             )
         value = value.detach().cpu().contiguous()
-        array = value.numpy() if storage == "float32" else value.view(torch.int16).numpy().view(np.uint16)
+        array = (value.numpy() if storage == "float32"
+                 else value.view(torch.uint8).numpy() if storage in _FP8
+                 else value.view(torch.int16).numpy().view(np.uint16))
     else:
         array = np.asarray(value)
-        wanted = np.dtype(np.float32 if storage == "float32" else np.float16)
+        wanted = np.dtype(np.float32 if storage == "float32" else np.uint8 if storage in _FP8 else np.float16)
         if storage == "bfloat16" or array.dtype != wanted:
             raise TypeError(
                 f"kernel {kernel_name}: {name} has dtype {array.dtype}, but the call's storage dtype is "

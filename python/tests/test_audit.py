@@ -79,3 +79,39 @@ def test_bad_input_is_a_value_error_naming_it():
         ropecheck.audit(x, positions, x, SPEC, tolerance=-1)
     with pytest.raises(ValueError, match=r"16-bit integers"):
         ropecheck.audit(x, positions, x.view(np.uint16), SPEC)
+
+
+def e4m3fn_bits(values, toward_zero=False):
+    """float8_e4m3fn bits of `values` by nearest value from the OCP OFP8 table (ties to the even
+    pattern), saturating at ±448 — independent of ropecheck's encoder. `toward_zero` truncates."""
+    table = []
+    for b in range(0x7F):  # 0x7F is NaN
+        e, m = b >> 3, b & 7
+        table.append((m / 8) * 2.0**-6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+    table = np.array(table)
+    a = np.minimum(np.abs(values.astype(np.float64)), 448.0).ravel()
+    if toward_zero:
+        idx = np.searchsorted(table, a, side="right") - 1
+    else:
+        lo = np.clip(np.searchsorted(table, a, side="right") - 1, 0, len(table) - 1)
+        hi = np.clip(lo + 1, 0, len(table) - 1)
+        d_lo, d_hi = a - table[lo], table[hi] - a
+        idx = np.where((d_hi < d_lo) | ((d_hi == d_lo) & (lo % 2 == 1)), hi, lo)
+    sign = np.where(np.signbit(values.ravel()), 0x80, 0)
+    return (idx | sign).astype(np.uint8).reshape(values.shape)
+
+
+def test_fp8_output_as_uint8_bits_needs_the_dtype_and_saturation_is_judged():
+    # Inputs up to ~3·448·0.3: some rotated outputs exceed 448 and must be stored as ±448.
+    x, positions = case(64)
+    x = (x * 400).astype(np.float32)
+    exact = ropecheck.reference(x, positions, SPEC, out_dtype="float64")
+    assert np.abs(exact).max() > 448
+    y = e4m3fn_bits(exact)
+    report = ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn")
+    assert report.passed, str(report)
+    assert report.to_dict()["dtype"] == "float8_e4m3fn"
+    assert not ropecheck.audit(x, positions, e4m3fn_bits(exact, toward_zero=True), SPEC,
+                               dtype="float8_e4m3fn").passed
+    with pytest.raises(ValueError, match="float8_e4m3fn"):
+        ropecheck.audit(x, positions, y, SPEC)
