@@ -64,7 +64,7 @@ TEST(StreamLayout, VisionTowersReadFromTheirConfigs) {
   EXPECT_EQ(qwen.base, 10000.0);
   EXPECT_EQ(qwen.pair, pairing::half_split);
   EXPECT_EQ(qwen.streams.rule, stream_rule::vision_rows_first);
-  EXPECT_EQ(qwen.scaling.type, scaling_type::none);
+  EXPECT_EQ(type_of(qwen.scaling), scaling_type::none);
   EXPECT_EQ(read_spec(configs + "Qwen2.5-VL-7B-Instruct.json").streams.rule, stream_rule::mrope_sections);
   const rope_spec pixtral = read_spec(configs + "Mistral-Small-3.1-24B-Instruct-2503.json", vision);
   EXPECT_EQ(pixtral.head_dim, 64);
