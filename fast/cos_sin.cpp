@@ -15,10 +15,7 @@ namespace {
 
 namespace k = detail::cos_sin_constants;
 
-struct sin_cos {
-  double sin;
-  double cos;
-};
+using detail::sin_cos;
 
 // c[0]·z^(n−1) + … + c[n−1] by Horner's rule, one FMA per step (as cos_sin_simd.cpp).
 template <std::size_t n>
@@ -43,15 +40,15 @@ sin_cos sin_cos_reduced(double hi, double lo) {
   return {(q & 2) != 0 ? -sin_q : sin_q, ((q + 1) & 2) != 0 ? -cos_q : cos_q};
 }
 
+}  // namespace
+
 // At or beyond the reduction limit (or not finite) the quadrant count is not exact: NaN, as
 // the SIMD path gives; no kernel angle gets there (cos_sin.h).
-sin_cos sin_cos_of(double hi, double lo) {
+sin_cos detail::sin_cos_of(double hi, double lo) {
   if (std::fabs(hi) < k::reduction_limit) return sin_cos_reduced(hi, lo);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   return {nan, nan};
 }
-
-}  // namespace
 
 void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t count,
                                 const double* theta, std::int64_t pairs,
@@ -62,7 +59,7 @@ void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t coun
     for (std::int64_t j = 0; j < pairs; ++j) {
       const double hi = m * theta[j];
       const double lo = std::fma(m, theta[j], -hi);
-      const sin_cos x = sin_cos_of(hi, lo);
+      const sin_cos x = detail::sin_cos_of(hi, lo);
       row[j] = static_cast<float>(x.cos * attention_factor);
       row[pairs + j] = static_cast<float>(x.sin * attention_factor);
     }

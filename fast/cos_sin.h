@@ -34,4 +34,15 @@ void fill_cos_sin_rows_portable(const std::int64_t* positions, std::int64_t coun
                                 const double* theta, std::int64_t pairs,
                                 double attention_factor, float* rows);
 
+namespace detail {
+struct sin_cos {
+  double sin;
+  double cos;
+};
+// sin and cos of the angle hi + lo in double, before the rows round them to float32: one value
+// of the portable path (NaN at or beyond the reduction limit). The precise kernels' portable
+// rows (precise_scalar.cpp) keep these doubles instead of rounding them.
+sin_cos sin_cos_of(double hi, double lo);
+}  // namespace detail
+
 }  // namespace ropecheck::fast
