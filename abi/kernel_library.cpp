@@ -185,10 +185,17 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
                                              "names no storage dtype or no pairing",
                                              state->path, k.name, k.dtypes, k.pairings));
     state->kernels[i] = {&k, version};
-    library.infos_.push_back({k.name, k.description != nullptr ? k.description : "",
-                              fast::angle_strategy::on_the_fly, state->dtypes[i],
-                              state->pairings[i], call_abi_kernel, &state->kernels[i],
-                              version >= 2});
+    // Designated, so that a field added to kernel_info cannot shift these into the wrong one
+    // (a positional `version >= 2` once landed in rounds_once).
+    library.infos_.push_back({.name = k.name,
+                              .description = k.description != nullptr ? k.description : "",
+                              .strategy = fast::angle_strategy::on_the_fly,
+                              .dtypes = state->dtypes[i],
+                              .pairings = state->pairings[i],
+                              .entry = call_abi_kernel,
+                              .context = &state->kernels[i],
+                              .rounds_once = false,
+                              .multi_stream = version >= 2});
   }
   library.state_ = std::move(state);
   return library;
