@@ -44,7 +44,7 @@ fast::rope_tensor tensor_of(const ropecheck_tensor& t) {
 template <std::size_t I>
 int apply_builtin(const ropecheck_rope_call* call) {
   if (call == nullptr) return ROPECHECK_STATUS_INVALID_ARGUMENT;
-  if (call->abi_version != ROPECHECK_KERNEL_ABI_VERSION)
+  if (call->abi_version != ROPECHECK_KERNEL_ABI_VERSION && call->abi_version != ROPECHECK_KERNEL_ABI_VERSION_1)
     return fail(call, ROPECHECK_STATUS_UNSUPPORTED, "unsupported abi_version");
   const fast::kernel_info& kernel = fast::kernel_registry()[I];
   fast::rope_call c;
@@ -58,13 +58,24 @@ int apply_builtin(const ropecheck_rope_call* call) {
   c.q = tensor_of(call->q);
   c.k = tensor_of(call->k);
   c.positions = call->positions;
+  if (call->abi_version >= 2) {  // a v1 call ends before the stream fields
+    c.position_streams = call->position_streams;
+    c.position_stream_stride = call->position_stream_stride;
+    c.pair_streams = call->pair_streams;
+  }
   if (call->rotary_dim < 2 || call->rotary_dim % 2 != 0 || call->inverse_frequencies == nullptr)
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "rotary_dim must be even and >= 2, with frequencies");
   if (call->positions == nullptr || call->tokens < 0)
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "null positions or negative tokens");
   // A cache kernel needs its table to cover the largest position of the call.
+  if (c.position_streams < 1 || c.position_streams > fast::max_position_streams ||
+      (c.position_streams > 1 && c.position_stream_stride < 0))
+    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT,
+                "position_streams out of range, or a negative position_stream_stride");
   std::int64_t max_position = 0;
-  for (std::int64_t t = 0; t < call->tokens; ++t) max_position = std::max(max_position, fast::position_at(c, t) + 1);
+  for (std::int32_t s = 0; s < c.position_streams; ++s)
+    for (std::int64_t t = 0; t < call->tokens; ++t)
+      max_position = std::max(max_position, fast::position_at(c, t, s) + 1);
   fast::rope_frequencies frequencies{
       std::vector<double>(call->inverse_frequencies, call->inverse_frequencies + call->rotary_dim / 2),
       call->attention_factor};
@@ -105,7 +116,14 @@ extern "C" __attribute__((visibility("default"))) const ropecheck_kernel* ropech
     }
     return list;
   }();
-  if (abi_version != ROPECHECK_KERNEL_ABI_VERSION || count == nullptr) return nullptr;
+#ifdef ROPECHECK_KERNELS_V1_ONLY
+  // The test build of a library made before ABI v2 (abi/CMakeLists.txt): it answers v1 only.
+  if (abi_version != ROPECHECK_KERNEL_ABI_VERSION_1 || count == nullptr) return nullptr;
+#else
+  if ((abi_version != ROPECHECK_KERNEL_ABI_VERSION && abi_version != ROPECHECK_KERNEL_ABI_VERSION_1) ||
+      count == nullptr)
+    return nullptr;
+#endif
   *count = kernels.size();
   return kernels.data();
 }

@@ -62,9 +62,17 @@ fast::status_code status_code_of(int status) {
 
 }  // namespace
 
+// What a wrapped kernel's context points at: its descriptor and the ABI version its library
+// speaks (calls are laid out for that version).
+struct abi_kernel {
+  const ropecheck_kernel* kernel = nullptr;
+  std::uint32_t abi_version = ROPECHECK_KERNEL_ABI_VERSION;
+};
+
 struct kernel_library::loaded {
   std::string path;
   void* handle = nullptr;
+  std::vector<abi_kernel> kernels;             // sized once: kernel_info contexts point in
   std::vector<std::vector<dtype>> dtypes;      // one per kernel, stable for kernel_info's spans
   std::vector<std::vector<pairing>> pairings;
   ~loaded() {
@@ -74,7 +82,13 @@ struct kernel_library::loaded {
 
 fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
                              const fast::rope_angles& angles) {
-  const auto* kernel = static_cast<const ropecheck_kernel*>(context);
+  const auto& wrapped = *static_cast<const abi_kernel*>(context);
+  const ropecheck_kernel* kernel = wrapped.kernel;
+  if (wrapped.abi_version < 2 && call.position_streams != 1)
+    return fast::status::error(fast::status_code::unsupported,
+                               fmt::format("{}: its library speaks kernel ABI v1, which has one "
+                                           "position stream per call ({} given)",
+                                           kernel->name, call.position_streams));
   std::array<char, 512> message{};
   const auto& frequencies = angles.frequencies();
   if (static_cast<std::int64_t>(frequencies.inverse_frequencies.size()) * 2 != call.rotary_dim &&
@@ -82,7 +96,7 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
     return fast::status::error(fast::status_code::invalid_argument,
                                "rotary_dim does not match the prepared frequencies");
   const ropecheck_rope_call abi_call{
-      ROPECHECK_KERNEL_ABI_VERSION,
+      wrapped.abi_version,
       abi_dtype(call.storage),
       call.pair == pairing::adjacent ? ROPECHECK_PAIRING_ADJACENT : ROPECHECK_PAIRING_HALF,
       call.dir == fast::direction::forward ? ROPECHECK_DIRECTION_FORWARD : ROPECHECK_DIRECTION_INVERSE,
@@ -96,7 +110,11 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
       frequencies.inverse_frequencies.data(),
       frequencies.attention_factor,
       message.data(),
-      message.size()};
+      message.size(),
+      // v2 fields; a v1 kernel never reads them.
+      call.position_streams,
+      call.position_stream_stride,
+      call.pair_streams};
   const int status = kernel->apply(&abi_call);
   if (status == ROPECHECK_STATUS_OK) return fast::status::success();
   message.back() = '\0';
@@ -127,14 +145,22 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
     throw kernel_library_error(fmt::format("{}: symbol '{}': not exported (see ropecheck/kernel_abi.h)",
                                            state->path, ROPECHECK_KERNELS_SYMBOL));
   std::size_t count = 0;
-  const ropecheck_kernel* kernels = list(ROPECHECK_KERNEL_ABI_VERSION, &count);
+  std::uint32_t version = ROPECHECK_KERNEL_ABI_VERSION;
+  const ropecheck_kernel* kernels = list(version, &count);
+  if (kernels == nullptr || count == 0) {  // a library built for v1 still loads (single stream)
+    count = 0;
+    version = ROPECHECK_KERNEL_ABI_VERSION_1;
+    kernels = list(version, &count);
+  }
   if (kernels == nullptr || count == 0)
-    throw kernel_library_error(fmt::format("{}: {}(abi_version {}): returned no kernels", state->path,
-                                           ROPECHECK_KERNELS_SYMBOL, ROPECHECK_KERNEL_ABI_VERSION));
+    throw kernel_library_error(fmt::format("{}: {}(abi_version {} or {}): returned no kernels",
+                                           state->path, ROPECHECK_KERNELS_SYMBOL,
+                                           ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_1));
   kernel_library library;
   std::set<std::string_view> names;
   state->dtypes.resize(count);
   state->pairings.resize(count);
+  state->kernels.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     const ropecheck_kernel& k = kernels[i];
     if (k.name == nullptr || k.apply == nullptr)
@@ -158,9 +184,18 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
       throw kernel_library_error(fmt::format("{}: kernel '{}': field 'dtypes'/'pairings': {:#x}/{:#x} "
                                              "names no storage dtype or no pairing",
                                              state->path, k.name, k.dtypes, k.pairings));
-    library.infos_.push_back({k.name, k.description != nullptr ? k.description : "",
-                              fast::angle_strategy::on_the_fly, state->dtypes[i],
-                              state->pairings[i], call_abi_kernel, &k});
+    state->kernels[i] = {&k, version};
+    // Designated, so that a field added to kernel_info cannot shift these into the wrong one
+    // (a positional `version >= 2` once landed in rounds_once).
+    library.infos_.push_back({.name = k.name,
+                              .description = k.description != nullptr ? k.description : "",
+                              .strategy = fast::angle_strategy::on_the_fly,
+                              .dtypes = state->dtypes[i],
+                              .pairings = state->pairings[i],
+                              .entry = call_abi_kernel,
+                              .context = &state->kernels[i],
+                              .rounds_once = false,
+                              .multi_stream = version >= 2});
   }
   library.state_ = std::move(state);
   return library;

@@ -23,7 +23,8 @@ class kernel_library {
  public:
   // dlopen()s `path` and asks it for its kernels. Throws kernel_library_error naming the file
   // and what is wrong (cannot load, no ropecheck_kernels symbol, ABI version refused, a
-  // descriptor with a null name or function, unknown dtype or pairing bits).
+  // descriptor with a null name or function, unknown dtype or pairing bits). A library that
+  // serves only ABI v1 loads too; its kernels have multi_stream false.
   static kernel_library load(const std::filesystem::path& path);
 
   std::span<const fast::kernel_info> kernels() const { return infos_; }
@@ -34,7 +35,8 @@ class kernel_library {
   std::vector<fast::kernel_info> infos_;
 };
 
-// The wrapper's entry: calls the C-ABI kernel `context` (a const ropecheck_kernel*).
+// The wrapper's entry: calls the C-ABI kernel `context` (its descriptor and its library's ABI
+// version; a v1 kernel refuses multi-stream calls as unsupported).
 fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
                              const fast::rope_angles& angles);
 

@@ -43,6 +43,49 @@ TEST(KernelLibrary, BuiltInsRoundTripBitForBit) {
   }
 }
 
+// M-RoPE through the ABI (v2): Qwen2.5-VL-like sections on 32 dims, three distinct streams,
+// the loaded kernels give the direct call's bits; a v1 library loads, is marked single-stream,
+// refuses the three-stream call as unsupported and still rotates a 1-D call bit for bit.
+TEST(KernelLibrary, PositionStreamsRoundTripAndV1LibrariesGetOneStream) {
+  const auto library = kernel_library::load(ROPECHECK_KERNELS_LIB);
+  const auto v1 = kernel_library::load(ROPECHECK_KERNELS_V1_LIB);
+  const auto registry = fast::kernel_registry();
+  ASSERT_EQ(v1.kernels().size(), registry.size());
+  rope_spec spec{32, 32, 1000000, pairing::half_split, "test"};
+  spec.streams = {stream_rule::mrope_sections, {4, 6, 6}};
+  const std::vector<std::int32_t> map = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2};
+  const int tokens = 4, heads = 2;
+  std::vector<float> x(tokens * heads * 32);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.71f * static_cast<float>(i)) * 2;
+  const std::vector<std::int64_t> positions = {5, 6, 6, 6, 5, 6, 7, 7, 5, 6, 7, 8};  // [3, 4]
+  const std::vector<std::int64_t> one_d = {5, 6, 9, 9};
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    EXPECT_TRUE(library.kernels()[i].multi_stream);
+    EXPECT_FALSE(v1.kernels()[i].multi_stream);
+    std::vector<float> y_direct(x.size()), y_loaded(x.size()), y_v1(x.size()), y_v1_1d(x.size()),
+        y_1d(x.size());
+    const auto run = [&](const fast::kernel_info& kernel, std::span<const std::int64_t> pos,
+                         int streams, std::vector<float>& y) {
+      const fast::rope_call call = fast::with_streams(
+          fast::make_call({dtype::float32, spec.pair, 32, 32}, pos,
+                          fast::packed_tensor(x.data(), y.data(), heads, 32)),
+          pos, streams, map);
+      const auto angles = kernel.prepare(fast::unscaled_frequencies(spec), 10);
+      return kernel.apply(call, *angles.value);
+    };
+    ASSERT_TRUE(run(registry[i], positions, 3, y_direct).ok());
+    const auto s = run(library.kernels()[i], positions, 3, y_loaded);
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_EQ(0, std::memcmp(y_direct.data(), y_loaded.data(), x.size() * sizeof(float)));
+    const auto refused = run(v1.kernels()[i], positions, 3, y_v1);
+    EXPECT_EQ(refused.code, fast::status_code::unsupported);
+    EXPECT_NE(refused.message.find("ABI v1"), std::string::npos) << refused.message;
+    ASSERT_TRUE(run(registry[i], one_d, 1, y_1d).ok());
+    ASSERT_TRUE(run(v1.kernels()[i], one_d, 1, y_v1_1d).ok());
+    EXPECT_EQ(0, std::memcmp(y_1d.data(), y_v1_1d.data(), x.size() * sizeof(float)));
+  }
+}
+
 TEST(KernelLibrary, ErrorsComeBackWithTheKernelsMessage) {
   const auto library = kernel_library::load(ROPECHECK_KERNELS_LIB);
   const auto& kernel = library.kernels()[0];

@@ -15,7 +15,8 @@ reports::audit_report run_audit(const audit_input& input,
   r.x = input.x_file;
   r.positions = input.positions_file;
   r.y = input.y_file;
-  const reference::double_tier tier(input.spec, input.positions);
+  const reference::double_tier tier(input.spec, input.stream_positions.empty() ? input.positions
+                                                                              : input.stream_positions);
   sample_collector sampled(static_cast<std::int64_t>(input.positions.size()), input.heads);
   judge_every_output(input, tier, r, sampled, progress);
   diagnose(input, tier, sampled.result, r);

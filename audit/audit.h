@@ -27,7 +27,10 @@ struct audit_input {
   tensor y;                             // same shape: the audited output
   std::int64_t tokens_per_sequence = 0; // to report (batch, token) of a row
   std::int64_t heads = 0;
-  std::vector<std::int64_t> positions;  // one per row (batch × tokens)
+  std::vector<std::int64_t> positions;  // one per row (batch × tokens); stream 0 with streams
+  // With the spec's stream layout (M-RoPE, 2-D vision): streams × rows, stream-major; the rows
+  // are judged at these (positions above is its first stream, what reports show).
+  std::vector<std::int64_t> stream_positions;
   dtype judged = dtype::float32;        // the output dtype y is judged as
   std::optional<double> tolerance_units;  // override: units of 2^-24 × pair norm
   std::string spec_file, x_file, positions_file, y_file;  // for the report

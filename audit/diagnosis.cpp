@@ -58,6 +58,20 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
                                 r.passthrough_modified, r.passthrough_checked, in.spec.rotary_dim),
                     0, ""});
   diagnose_context(in, data);
+  if (!in.stream_positions.empty()) {
+    // The detectors and the recipe fit replay 1-D rotations at one position per row; with
+    // position streams they would attribute to the wrong angle. The verdict above judged every
+    // output at its own streams; the causes are left to say so, not guessed.
+    if (r.outputs_beyond_tolerance > 0)
+      causes.push_back({"unexplained",
+                        fmt::format("{} outputs exceed the tolerance; the diagnosis (detectors, recipe fit) "
+                                    "reads one position per row and does not run on position streams "
+                                    "({} layout)", r.outputs_beyond_tolerance, to_string(in.spec.streams.rule)),
+                        1, ""});
+    r.diagnosis = std::move(causes);
+    r.diagnosis.insert(r.diagnosis.end(), data.begin(), data.end());
+    return;
+  }
 
   diagnosis_context c{in, sampled,
                       tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},

@@ -29,7 +29,10 @@ class judging_loop {
         rule_{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},
         attention_(tier.attention_factor()),
         theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
-        profile_(rotary_ / 2) {}
+        profile_(rotary_ / 2),
+        streams_(tier.streams()),
+        stream_m_(static_cast<std::size_t>(tier.streams())),
+        stream_row_(static_cast<std::size_t>(in.spec.rotary_dim)) {}
 
   void run(reports::audit_report& r, sample_collector& sampled,
            const std::function<void(std::int64_t, std::int64_t)>& progress) {
@@ -58,9 +61,18 @@ class judging_loop {
       const std::int64_t m = in_.positions[row];
       rs.row = row;
       rs.position = m;
-      rs.cos_sin = tier_.cos_sin(m);
+      if (streams_ == 1) {
+        rs.cos_sin = tier_.cos_sin(m);
+      } else {  // M-RoPE, 2-D vision: each pair's (cos, sin) at its own stream's position
+        for (int s = 0; s < streams_; ++s)
+          stream_m_[static_cast<std::size_t>(s)] = in_.stream_positions[static_cast<std::size_t>(s * rows_ + row)];
+        tier_.stream_cos_sin(std::span<const std::int64_t>(stream_m_.data(), static_cast<std::size_t>(streams_)),
+                             stream_row_);
+        rs.cos_sin = stream_row_;
+      }
       for (int j = 0; j < pairs; ++j) {
-        rs.coefficient[j] = rule_.coefficient(m, theta_[j]);
+        const std::int64_t mj = streams_ == 1 ? m : stream_m_[static_cast<std::size_t>(tier_.pair_stream(j))];
+        rs.coefficient[j] = rule_.coefficient(mj, theta_[j]);
         widest = std::max(widest, rs.coefficient[j]);
       }
       std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);
@@ -183,6 +195,9 @@ class judging_loop {
   double attention_;  // the spec's attention factor A (1 unless scaled)
   std::vector<double> theta_;
   profiles profile_;
+  int streams_ = 1;                      // position streams (the spec's stream layout)
+  std::vector<std::int64_t> stream_m_;   // this row's position in each stream
+  std::vector<double> stream_row_;       // this row's (cos, sin) assembled from its streams
 };
 
 }  // namespace

@@ -26,6 +26,10 @@ audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_p
   input.y = std::move(y);
   input.heads = in.heads;
   input.tokens_per_sequence = input.x.shape.size() == 4 ? input.x.shape[1] : input.x.shape[0];
+  if (in.streams > 1) {
+    input.stream_positions = in.positions;
+    in.positions.resize(static_cast<std::size_t>(in.rows));  // stream 0 (t, or row): what reports show
+  }
   input.positions = std::move(in.positions);
   input.judged = judged.value_or(input.y.type);
   input.tolerance_units = tolerance;

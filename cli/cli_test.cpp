@@ -232,19 +232,51 @@ TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
   EXPECT_NE(file_text(path("current.json.npy")), file_text(path("unscaled.json.npy")));
 }
 
-// An M-RoPE spec needs three position streams; until the commands take [3, tokens] positions,
-// they refuse it rather than rotate by one stream.
-TEST_F(CliTest, MRopeSpecsAreRefusedByTheOneStreamCommands) {
+// M-RoPE (issue 16 §3): reference, apply and audit take [3, tokens] and [3, batch, tokens]
+// positions; one stream for an M-RoPE spec is refused naming the file and its shape; text tokens
+// (three equal streams) give 1-D RoPE; apply's output passes the audit at its own streams and
+// fails it at others (a 1-D rotation of image tokens is caught).
+TEST_F(CliTest, MRopeTakesThreePositionStreams) {
   write_seed000_inputs();
-  write_text("mrope.json", R"({"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}})");
+  write_text("mrope.json", R"({"head_dim": 8, "pairing": "adjacent",
+    "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}})");
   for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"}) {
     const auto r = run_on_seed000(command, "mrope.json");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.output;
-    EXPECT_NE(r.output.find(path("mrope.json") + ": field 'mrope_section': M-RoPE rotates by three "
-                            "position streams"),
+    EXPECT_NE(r.output.find(path("pos.npy") + ": shape: is not [3, tokens] or [3, batch, tokens]"),
               std::string::npos)
         << r.output;
     EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << command;
+  }
+  const std::vector<double> text = {0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4};
+  write_npy(path("text.npy"), from_float64(text, {3, 5}, dtype::int64));
+  ASSERT_EQ(run_on_seed000("reference", "mrope.json", "text.npy").exit_code, 0);
+  const tensor streams_y = read_tensor(path("out.npy"), std::nullopt, std::nullopt);
+  const auto streams_values = streams_y.values<double>();
+  const std::vector<double> one_d(streams_values.begin(), streams_values.end());
+  ASSERT_EQ(run_on_seed000("reference", "spec.json").exit_code, 0);
+  const tensor flat_y = read_tensor(path("out.npy"), std::nullopt, std::nullopt);
+  const auto flat_values = flat_y.values<double>();
+  EXPECT_EQ(one_d, std::vector<double>(flat_values.begin(), flat_values.end()));
+
+  // An image after text: (t, h, w) differ per token; batched [3, 2, 5] as well.
+  const std::vector<double> image = {0, 1, 2, 2, 2, 0, 1, 2, 2, 3, 0, 1, 2, 3, 2};
+  write_npy(path("image.npy"), from_float64(image, {3, 5}, dtype::int64));
+  std::vector<double> batched;
+  for (int s = 0; s < 3; ++s)
+    for (int b = 0; b < 2; ++b)
+      for (int t = 0; t < 5; ++t) batched.push_back(image[static_cast<std::size_t>(s * 5 + t)] + b);
+  write_npy(path("batched.npy"), from_float64(batched, {3, 2, 5}, dtype::int64));
+  for (const char* pos : {"image.npy", "batched.npy"}) {
+    const auto applied = run("apply --kernel on_the_fly_simd --spec " + path("mrope.json") + " --x " +
+                             path("xq.npy") + " --pos " + path(pos) + " --out " + path("y.npy"));
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    const auto pass = run("audit --spec " + path("mrope.json") + " --x " + path("xq.npy") + " --pos " +
+                          path(pos) + " --y " + path("y.npy"));
+    EXPECT_EQ(pass.exit_code, 0) << pos << ": " << pass.output;
+    const auto fail = run("audit --spec " + path("mrope.json") + " --x " + path("xq.npy") + " --pos " +
+                          path("text.npy") + " --y " + path("y.npy"));
+    EXPECT_EQ(fail.exit_code, 1) << pos << ": " << fail.output;
   }
 }
 

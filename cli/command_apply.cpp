@@ -49,16 +49,16 @@ int run_apply(apply_options options) {
     // The kernel's float32 table covers positions 0 … max position, and is refused past
     // fast::max_cache_floats: name the position rather than the kernel's table size.
     const std::int64_t cached = fast::max_cache_floats / in.spec.rotary_dim;  // 2·(rotary_dim/2) floats each
-    for (std::int64_t row = 0; row < in.rows; ++row) {
-      const std::int64_t m = in.positions[static_cast<std::size_t>(row)];
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(in.positions.size()); ++i) {
+      const std::int64_t m = in.positions[static_cast<std::size_t>(i)];
       if (m < 0 || m >= cached)
-        throw io_error(options.inputs.positions, position_field(in, row),
+        throw io_error(options.inputs.positions, position_field(in, i),
                        fmt::format("position outside kernel {}'s cos/sin cache, 0 ... {}", kernel->name, cached - 1),
                        std::to_string(m), "on_the_fly kernels take any |m| <= 2^31 - 1");
     }
   }
   tensor y = in.x;  // same dtype and shape; rotated in place below
-  // Batch folded into tokens: one position per row.
+  // Batch folded into tokens: one position per row (per stream).
   const fast::status s = fast::apply_packed(*kernel, in.spec, in.x.type, in.x.bytes().data(),
                                             y.mutable_bytes().data(), in.heads, in.positions);
   if (!s.ok()) throw bad_input("--kernel", fmt::format("the kernel refused the call: {}", s.message), options.kernel);
@@ -78,6 +78,10 @@ void add_apply_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--layer-type", options->inputs.layer_type,
                   "the layer type whose RoPE to use, when the config has one per layer type "
                   "(e.g. full_attention, sliding_attention)");
+  cmd->add_option("--tower", options->inputs.tower,
+                  "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
+                  "column); text (default): the text model's RoPE")
+      ->check(CLI::IsMember({"text", "vision"}));
   cmd->add_option("--x", options->inputs.x, "input X.npy (float32, float16, bfloat16 or fp8 bits)")
       ->required();
   cmd->add_option("--pos", options->inputs.positions, "positions POS.npy (int32/int64)")

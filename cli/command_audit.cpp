@@ -84,6 +84,10 @@ void add_audit_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--layer-type", o->inputs.layer_type,
                   "the layer type whose RoPE to use, when the config has one per layer type "
                   "(e.g. full_attention, sliding_attention)");
+  cmd->add_option("--tower", o->inputs.tower,
+                  "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
+                  "column); text (default): the text model's RoPE")
+      ->check(CLI::IsMember({"text", "vision"}));
   cmd->add_option("--x", o->inputs.x, "input X (.npy or .safetensors)")->required();
   cmd->add_option("--pos", o->inputs.positions, "positions (.npy or .safetensors, int32/int64)")->required();
   cmd->add_option("--y", o->y, "the output to audit, same shape as X")->required();

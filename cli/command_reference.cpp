@@ -37,6 +37,10 @@ void add_reference_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--layer-type", options->inputs.layer_type,
                   "the layer type whose RoPE to use, when the config has one per layer type "
                   "(e.g. full_attention, sliding_attention)");
+  cmd->add_option("--tower", options->inputs.tower,
+                  "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
+                  "column); text (default): the text model's RoPE")
+      ->check(CLI::IsMember({"text", "vision"}));
   cmd->add_option("--x", options->inputs.x, "input X.npy: [tokens, heads, head_dim] or "
                                             "[batch, tokens, heads, head_dim]")
       ->required();

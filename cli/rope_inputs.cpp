@@ -20,10 +20,16 @@ namespace ropecheck::cli {
 
 namespace {
 
-// "element [b, t]" or "element [t]" of a positions file of that shape.
+// "element [b, t]", "element [t]" (or "[s, b, t]", "[s, t]" with position streams) of a
+// positions file of that shape.
 std::string element_field(std::span<const std::int64_t> shape, std::int64_t flat) {
-  return shape.size() == 2 ? fmt::format("element [{}, {}]", flat / shape[1], flat % shape[1])
-                           : fmt::format("element [{}]", flat);
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    const std::int64_t extent = std::max<std::int64_t>(shape[k], 1);
+    index[k] = k == 0 ? flat : flat % extent;
+    flat /= extent;
+  }
+  return fmt::format("element [{}]", fmt::join(index, ", "));
 }
 
 // The positions the spec allows (rope_inputs.h); the first one it does not is an io_error
@@ -51,21 +57,31 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 }  // namespace
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
-  rope_spec spec = read_spec(paths.spec, spec_options{paths.layer_type});
+  rope_spec spec = read_spec(paths.spec, spec_options{paths.layer_type, paths.tower});
   tensor x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
   return make_rope_inputs(std::move(spec), std::move(x), pos, paths);
 }
 
 row_positions positions_of_rows(const tensor& pos, const std::vector<std::int64_t>& shape,
-                                const std::string& positions_file, const std::string& x_file) {
+                                const std::string& positions_file, const std::string& x_file,
+                                int streams) {
   if (pos.type != dtype::int32 && pos.type != dtype::int64)
     throw io_error(positions_file, "dtype", "is not int32 or int64", std::string(to_string(pos.type)));
   const std::vector<std::int64_t> expected(shape.begin(), shape.end() - 2);
-  const bool per_token = shape.size() == 4 && pos.shape.size() == 1 && pos.shape[0] == shape[1];
-  if (pos.shape != expected && !per_token)
-    throw io_error(positions_file, "shape", "does not match the tokens of X", format_shape(pos.shape),
-                   fmt::format("X {} has shape {}", x_file, format_shape(shape)));
+  // With position streams the first dimension is the stream: [3, tokens], [3, batch, tokens].
+  if (streams > 1 && (pos.shape.empty() || pos.shape[0] != streams))
+    throw io_error(positions_file, "shape",
+                   fmt::format("is not [{0}, tokens] or [{0}, batch, tokens]: the spec's stream layout "
+                               "has {0} position streams per token", streams),
+                   format_shape(pos.shape), fmt::format("X {} has shape {}", x_file, format_shape(shape)));
+  const std::vector<std::int64_t> inner(pos.shape.begin() + (streams > 1 ? 1 : 0), pos.shape.end());
+  const bool per_token = shape.size() == 4 && inner.size() == 1 && inner[0] == shape[1];
+  if (inner != expected && !per_token)
+    throw io_error(positions_file, "shape",
+                   streams > 1 ? "does not match the tokens of X (after the stream dimension)"
+                               : "does not match the tokens of X",
+                   format_shape(pos.shape), fmt::format("X {} has shape {}", x_file, format_shape(shape)));
   row_positions p;
   if (pos.type == dtype::int32) {
     const auto v = pos.values<std::int32_t>();
@@ -81,8 +97,11 @@ row_positions positions_of_rows(const tensor& pos, const std::vector<std::int64_
                      "position outside |m| <= 2^31 - 1, the range the reference is derived for",
                      std::to_string(p.raw[i]));
   const std::int64_t rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
-  p.per_row.reserve(static_cast<std::size_t>(rows));
-  for (std::int64_t r = 0; r < rows; ++r) p.per_row.push_back(p.raw[per_token ? r % shape[1] : r]);
+  const std::int64_t per_stream = static_cast<std::int64_t>(p.raw.size()) / streams;
+  p.per_row.reserve(static_cast<std::size_t>(rows * streams));
+  for (int s = 0; s < streams; ++s)
+    for (std::int64_t r = 0; r < rows; ++r)
+      p.per_row.push_back(p.raw[static_cast<std::size_t>(s * per_stream + (per_token ? r % shape[1] : r))]);
   return p;
 }
 
@@ -90,11 +109,6 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
                              const rope_input_paths& paths) {
   rope_inputs in;
   in.spec = std::move(spec);
-  if (!in.spec.mrope.section.empty())  // a 1-D rotation of M-RoPE data would be silently wrong
-    throw spec_error(fmt::format(
-        "{}: field 'mrope_section': M-RoPE rotates by three position streams ([3, tokens]), which "
-        "reference, apply and audit do not take yet",
-        paths.spec));
   in.x = std::move(x);
   const auto& shape = in.x.shape;
   if (!is_floating(in.x.type))
@@ -108,7 +122,8 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
   in.heads = shape[shape.size() - 2];
   in.rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
 
-  row_positions p = positions_of_rows(pos, shape, paths.positions, paths.x);
+  in.streams = in.spec.streams.streams();
+  row_positions p = positions_of_rows(pos, shape, paths.positions, paths.x, in.streams);
   in.positions_shape = pos.shape;
   check_positions(p.raw, in, paths);
   in.positions = std::move(p.per_row);
@@ -121,10 +136,15 @@ void check_npy_output(const std::string& out, const rope_input_paths& inputs) {
   check_outputs({{"--out", out}}, input_paths(inputs));
 }
 
-std::string position_field(const rope_inputs& in, std::int64_t row) {
+std::string position_field(const rope_inputs& in, std::int64_t index) {
   const auto& shape = in.positions_shape;
+  const std::int64_t stream = index / std::max<std::int64_t>(in.rows, 1);
+  const std::int64_t row = index % std::max<std::int64_t>(in.rows, 1);
+  const std::size_t token_dims = shape.size() - (in.streams > 1 ? 1 : 0);
+  const std::int64_t per_stream = token_dims == 1 ? shape.back() : in.rows;
   // A [tokens] file broadcast over a batched X: row r reads element r mod tokens.
-  return element_field(shape, shape.size() == 1 ? row % std::max<std::int64_t>(shape[0], 1) : row);
+  const std::int64_t within = token_dims == 1 ? row % std::max<std::int64_t>(shape.back(), 1) : row;
+  return element_field(shape, stream * per_stream + within);
 }
 
 void require_finite(const tensor& t, const std::string& file) {

@@ -1,6 +1,7 @@
 // rope_inputs: the spec, the tensor X and the positions every tensor-taking subcommand reads
 // (reference, apply, audit), validated together: X is [tokens, heads, head_dim] or
-// [batch, tokens, heads, head_dim]; POS is int32/int64 [tokens] or [batch, tokens].
+// [batch, tokens, heads, head_dim]; POS is int32/int64 [tokens] or [batch, tokens], or with a
+// spec's stream layout (M-RoPE, 2-D vision) [streams, tokens] or [streams, batch, tokens].
 // Positions must be ones the spec allows (README, "Positions"): |m| <= 2^31 − 1 (the range the
 // reference is derived for), below the spec's sequence_length when it gives one, and not
 // negative when the scaling depends on the sequence length (dynamic NTK, LongRoPE), whose
@@ -27,6 +28,7 @@ struct rope_input_paths {
   std::optional<std::string> positions_name;
   std::optional<dtype> raw16;                 // --dtype bfloat16/float8_*: raw bits are that dtype
   std::string layer_type;                     // --layer-type: which per-layer-type RoPE setup
+  std::string tower = {};                     // --tower: text (default) or vision
 };
 
 // --spec, --x and --pos, as the inputs no output may overwrite (io/output_paths.h).
@@ -46,21 +48,25 @@ struct row_positions {
   std::vector<std::int64_t> raw;
   std::vector<std::int64_t> per_row;
 };
+// With `streams` > 1 (M-RoPE 3, 2-D vision 2) the file is [streams, tokens] or
+// [streams, batch, tokens], and per_row holds streams × rows values, stream-major.
 row_positions positions_of_rows(const tensor& positions, const std::vector<std::int64_t>& x_shape,
-                                const std::string& positions_file, const std::string& x_file);
+                                const std::string& positions_file, const std::string& x_file,
+                                int streams = 1);
 
 struct rope_inputs {
   rope_spec spec;
   tensor x;
   std::int64_t rows = 0;    // batch × tokens: one position per row
   std::int64_t heads = 0;
-  std::vector<std::int64_t> positions;  // one per row
+  int streams = 1;           // position streams per token (the spec's stream layout)
+  std::vector<std::int64_t> positions;  // one per row, per stream: streams × rows, stream-major
   std::vector<std::int64_t> positions_shape;  // as in the positions file
 };
 
-// "element [b, t]" (or "element [t]"): the positions file's element that row `row` uses, for
-// a one-line error about that position.
-std::string position_field(const rope_inputs& in, std::int64_t row);
+// "element [b, t]" (or "element [t]", "[s, t]", "[s, b, t]"): the positions file's element
+// that positions[index] came from, for a one-line error about that position.
+std::string position_field(const rope_inputs& in, std::int64_t index);
 
 // Throws spec_error or io_error with a one-line message naming file, field and value.
 rope_inputs read_rope_inputs(const rope_input_paths& paths);

@@ -1,6 +1,7 @@
 // θ_j = base^(−2j/rotary_dim) (RoFormer eq. 15), and the scaled θ'_j and attention factor of
 // every rope_scaling type (docs/scaling.md), in long double, each rounded once to double.
 #include "fast/frequencies.h"
+#include "spec/stream_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -150,7 +151,7 @@ rope_frequencies scaled_frequencies(const rope_spec& spec, std::int64_t sequence
   const std::int64_t length = spec.sequence_length > 0 ? spec.sequence_length : sequence_length;
   scaled r = std::visit(frequency_function{spec, length}, spec.scaling);
   if (spec.attention_factor) r.attention_factor = *spec.attention_factor;
-  return {rounded(r.theta), static_cast<double>(r.attention_factor)};
+  return {pair_frequencies(spec.streams, rounded(r.theta)), static_cast<double>(r.attention_factor)};
 }
 
 std::vector<double> inverse_frequencies(const rope_spec& spec) {
@@ -158,7 +159,7 @@ std::vector<double> inverse_frequencies(const rope_spec& spec) {
 }
 
 rope_frequencies unscaled_frequencies(const rope_spec& spec) {
-  return {inverse_frequencies(spec), 1.0};
+  return {pair_frequencies(spec.streams, inverse_frequencies(spec)), 1.0};
 }
 
 }  // namespace ropecheck::fast

@@ -19,7 +19,8 @@ struct rope_frequencies {
 // θ_j = base^(−2j/rotary_dim), each the double nearest the real value (see frequencies.cpp).
 std::vector<double> inverse_frequencies(const rope_spec& spec);
 
-// Plain RoPE: the spec's θ_j and attention factor 1.
+// Plain RoPE: the spec's θ_j and attention factor 1. Both functions below give the kernels'
+// per-pair θ: a 2-D vision layout's pair j gets θ_{f(j)} (spec/stream_layout.h).
 rope_frequencies unscaled_frequencies(const rope_spec& spec);
 
 // The spec's rope_scaling applied (docs/scaling.md: linear, ntk, dynamic, yarn, llama3,

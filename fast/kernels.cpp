@@ -13,6 +13,7 @@
 #include "fast/cos_sin.h"
 #include "fast/precise_rotation.h"
 #include "fast/rotation.h"
+#include "spec/stream_layout.h"
 
 namespace ropecheck::fast {
 
@@ -45,14 +46,19 @@ status check_positions(const rope_call& call, const rope_angles& angles) {
   const bool cached = angles.strategy() == angle_strategy::cache;
   const std::int64_t lo = cached ? 0 : -on_the_fly_position_limit;
   const std::int64_t hi = cached ? angles.max_position() - 1 : on_the_fly_position_limit;
-  for (std::int64_t i = 0; i < call.tokens; ++i) {
-    const std::int64_t m = position_at(call, i);
-    if (m < lo || m > hi) {
-      return status::error(
-          status_code::out_of_range,
-          "positions[" + std::to_string(i) + "] = " + std::to_string(m) + " is outside " +
-              (cached ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
-                      : "the on-the-fly range [-2^31, 2^31]"));
+  for (std::int32_t stream = 0; stream < call.position_streams; ++stream) {
+    for (std::int64_t i = 0; i < call.tokens; ++i) {
+      const std::int64_t m = position_at(call, i, stream);
+      if (m < lo || m > hi) {
+        const std::string where = call.position_streams > 1
+                                      ? "[" + std::to_string(stream) + ", " + std::to_string(i) + "]"
+                                      : "[" + std::to_string(i) + "]";
+        return status::error(
+            status_code::out_of_range,
+            "positions" + where + " = " + std::to_string(m) + " is outside " +
+                (cached ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
+                        : "the on-the-fly range [-2^31, 2^31]"));
+      }
     }
   }
   return status::success();
@@ -69,16 +75,44 @@ status check_precise_angles(const rope_call& call, const rope_angles& angles) {
   double largest_theta = 0;
   for (const double theta : angles.frequencies().inverse_frequencies)
     largest_theta = std::max(largest_theta, std::fabs(theta));
-  for (std::int64_t i = 0; i < call.tokens; ++i) {
-    const std::int64_t m = position_at(call, i);
-    if (std::fabs(static_cast<double>(m)) * largest_theta >= detail::precise_angle_limit) {
-      return status::error(status_code::out_of_range,
-                           "positions[" + std::to_string(i) + "] = " + std::to_string(m) +
-                               " times the largest inverse frequency reaches 2^45, beyond the "
-                               "exact range of the precise kernels' reduction");
+  for (std::int32_t stream = 0; stream < call.position_streams; ++stream) {
+    for (std::int64_t i = 0; i < call.tokens; ++i) {
+      const std::int64_t m = position_at(call, i, stream);
+      if (std::fabs(static_cast<double>(m)) * largest_theta >= detail::precise_angle_limit) {
+        return status::error(status_code::out_of_range,
+                             "positions[" + std::to_string(stream) + "][" + std::to_string(i) +
+                                 "] = " + std::to_string(m) +
+                                 " times the largest inverse frequency reaches 2^45, beyond the "
+                                 "exact range of the precise kernels' reduction");
+      }
     }
   }
   return status::success();
+}
+
+template <typename T>
+void grow_to(std::vector<T>& buffer, std::size_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+}
+
+// One row per token for the rotation: the stream's own row with one stream, else pair j's cos
+// and sin copied from the row of stream pair_streams[j] into `gathered`.
+template <typename T>
+void select_stream_rows(const rope_call& call, const T* const (&stream_rows)[max_position_streams][token_block],
+                        std::int64_t count, std::int64_t pairs, T* gathered, const T** rows) {
+  if (call.position_streams == 1) {
+    for (std::int64_t i = 0; i < count; ++i) rows[i] = stream_rows[0][i];
+    return;
+  }
+  for (std::int64_t i = 0; i < count; ++i) {
+    T* row = gathered + i * 2 * pairs;
+    for (std::int64_t j = 0; j < pairs; ++j) {
+      const T* from = stream_rows[call.pair_streams[j]][i];
+      row[j] = from[j];
+      row[pairs + j] = from[pairs + j];
+    }
+    rows[i] = row;
+  }
 }
 
 status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_rows,
@@ -117,37 +151,49 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       (call.q.heads + call.k.heads) * call.tokens * call.head_dim * element;
   const bool large = call.rotary_dim == call.head_dim && output_bytes >= streaming_threshold_bytes;
 
-  const bool on_the_fly =
-      angles.strategy() == angle_strategy::on_the_fly && precise_rows == nullptr;
+  const bool precise = precise_rows != nullptr;
+  const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly && !precise;
+  // Several position streams: each stream's rows are made exactly as for 1-D RoPE, then pair j
+  // takes its cos and sin from the row of its stream (equal streams give 1-D RoPE's bits).
+  const std::int32_t streams = call.position_streams;
+  const std::size_t row_values = static_cast<std::size_t>(2 * pairs);
+  const std::size_t block_values = static_cast<std::size_t>(token_block) * row_values;
+  const std::size_t stream_values = block_values * static_cast<std::size_t>(streams);
   // Reused by the thread's later calls: a decode step's call would otherwise pay a malloc.
-  thread_local std::vector<float> computed_rows;
-  if (on_the_fly && computed_rows.size() < static_cast<std::size_t>(token_block * 2 * pairs)) {
-    computed_rows.resize(static_cast<std::size_t>(token_block * 2 * pairs));
-  }
-  thread_local std::vector<double> computed_precise_rows;
-  if (precise_rows != nullptr &&
-      computed_precise_rows.size() < static_cast<std::size_t>(token_block * 2 * pairs)) {
-    computed_precise_rows.resize(static_cast<std::size_t>(token_block * 2 * pairs));
-  }
+  thread_local std::vector<float> computed_rows, gathered_rows;
+  thread_local std::vector<double> computed_precise_rows, gathered_precise_rows;
+  grow_to(computed_rows, on_the_fly ? stream_values : 0);
+  grow_to(gathered_rows, !precise && streams > 1 ? block_values : 0);
+  grow_to(computed_precise_rows, precise ? stream_values : 0);
+  grow_to(gathered_precise_rows, precise && streams > 1 ? block_values : 0);
   std::int64_t positions[token_block];
   const float* rows[token_block] = {};
   const double* rows64[token_block] = {};
+  const float* stream_rows[max_position_streams][token_block] = {};
+  const double* stream_rows64[max_position_streams][token_block] = {};
 
   for (std::int64_t first = 0; first < call.tokens; first += token_block) {
     const std::int64_t count = std::min(token_block, call.tokens - first);
-    for (std::int64_t i = 0; i < count; ++i) positions[i] = position_at(call, first + i);
-    if (precise_rows != nullptr) {
+    for (std::int32_t stream = 0; stream < streams; ++stream) {
+      for (std::int64_t i = 0; i < count; ++i) positions[i] = position_at(call, first + i, stream);
       const rope_frequencies& f = angles.frequencies();
-      precise_rows(positions, count, f.inverse_frequencies.data(), pairs, f.attention_factor,
-                   computed_precise_rows.data());
-      for (std::int64_t i = 0; i < count; ++i) rows64[i] = computed_precise_rows.data() + i * 2 * pairs;
-    } else if (on_the_fly) {
-      const rope_frequencies& f = angles.frequencies();
-      fill_cos_sin_rows(positions, count, f.inverse_frequencies.data(), pairs,
-                        f.attention_factor, computed_rows.data());
-      for (std::int64_t i = 0; i < count; ++i) rows[i] = computed_rows.data() + i * 2 * pairs;
+      if (precise) {
+        double* out = computed_precise_rows.data() + static_cast<std::size_t>(stream) * block_values;
+        precise_rows(positions, count, f.inverse_frequencies.data(), pairs, f.attention_factor, out);
+        for (std::int64_t i = 0; i < count; ++i) stream_rows64[stream][i] = out + i * 2 * pairs;
+      } else if (on_the_fly) {
+        float* out = computed_rows.data() + static_cast<std::size_t>(stream) * block_values;
+        fill_cos_sin_rows(positions, count, f.inverse_frequencies.data(), pairs,
+                          f.attention_factor, out);
+        for (std::int64_t i = 0; i < count; ++i) stream_rows[stream][i] = out + i * 2 * pairs;
+      } else {
+        for (std::int64_t i = 0; i < count; ++i) stream_rows[stream][i] = angles.cached_row(positions[i]);
+      }
+    }
+    if (precise) {
+      select_stream_rows(call, stream_rows64, count, pairs, gathered_precise_rows.data(), rows64);
     } else {
-      for (std::int64_t i = 0; i < count; ++i) rows[i] = angles.cached_row(positions[i]);
+      select_stream_rows(call, stream_rows, count, pairs, gathered_rows.data(), rows);
     }
     for (const rope_tensor* t : {&call.q, &call.k}) {
       if (t->heads == 0) continue;
@@ -258,12 +304,21 @@ status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype stor
     return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
                    std::to_string(spec.rotary_dim));
   }
+  if (const std::string problem = stream_layout_problem(spec.streams, spec.rotary_dim); !problem.empty())
+    return invalid("spec stream layout: " + problem);
+  const std::int32_t streams = spec.streams.streams();
+  if (positions.size() % static_cast<std::size_t>(streams) != 0)
+    return invalid(std::to_string(positions.size()) + " positions do not split into " +
+                   std::to_string(streams) + " streams");
   std::int64_t max_position = 0;
   for (const std::int64_t m : positions) max_position = std::max(max_position, m + 1);
   auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
-  const rope_call call = make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
-                                   packed_tensor(x, y, heads, spec.head_dim), {}, dir);
+  const std::vector<std::int32_t> map = pair_streams(spec.streams, spec.rotary_dim);
+  const rope_call call = with_streams(
+      make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
+                packed_tensor(x, y, heads, spec.head_dim), {}, dir),
+      positions, streams, map);
   return kernel.apply(call, *angles.value);
 }
 

@@ -31,6 +31,10 @@ struct kernel_info {
   // they compute other bits than the float32 kernels and promise the tighter bound of
   // docs/error-bounds.md §18, which the property `rounded_once_within_half_ulp` checks.
   bool rounds_once = false;
+  // Serves calls with several position streams (M-RoPE, 2-D vision). A kernel library built
+  // for C ABI v1 does not: it gets single-stream calls only, and the gate skips the stream
+  // properties for it.
+  bool multi_stream = true;
 
   status apply(const rope_call& call, const rope_angles& angles) const {
     return entry(context, call, angles);
@@ -47,7 +51,7 @@ std::span<const kernel_info> kernel_registry();
 const kernel_info* find_kernel(std::string_view name);  // nullptr if unknown
 
 // Rotates packed [rows, heads, head_dim] X into Y (Y may be X) with `kernel`, one position per
-// row, by the spec's frequencies (scaled ones see max position + 1 as the sequence length). A
+// row and stream (`positions` is [streams, rows] for the spec's stream layout), by the spec's frequencies (scaled ones see max position + 1 as the sequence length). A
 // cache kernel gets a table covering [0, max position + 1).
 status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
                     void* y, std::int64_t heads, std::span<const std::int64_t> positions,

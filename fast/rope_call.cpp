@@ -29,6 +29,17 @@ rope_call make_call(const call_shape& shape, std::span<const std::int64_t> posit
   return call;
 }
 
+rope_call with_streams(rope_call call, std::span<const std::int64_t> positions, std::int32_t streams,
+                       std::span<const std::int32_t> pair_streams) {
+  call.position_streams = streams;
+  call.tokens = streams > 0 ? static_cast<std::int64_t>(positions.size()) / streams : 0;
+  call.position_stream_stride = call.tokens;
+  call.positions = positions.data();
+  call.position_type = dtype::int64;
+  call.pair_streams = streams > 1 ? pair_streams.data() : nullptr;
+  return call;
+}
+
 namespace {
 
 template <class P>
@@ -208,6 +219,24 @@ status check_call(const rope_call& call) {
   if (call.tokens > 0 && call.positions == nullptr) return invalid("positions is null");
   if (reinterpret_cast<std::uintptr_t>(call.positions) % size_of(call.position_type) != 0) {
     return invalid("positions pointer is not aligned to its elements");
+  }
+  if (call.position_streams < 1 || call.position_streams > max_position_streams) {
+    return invalid("position_streams must be in [1, " + std::to_string(max_position_streams) +
+                   "], got " + std::to_string(call.position_streams));
+  }
+  if (call.position_streams > 1) {
+    if (call.position_stream_stride < 0) {
+      return invalid("position_stream_stride is negative (" +
+                     std::to_string(call.position_stream_stride) + ")");
+    }
+    if (call.pair_streams == nullptr) return invalid("pair_streams is null with several position streams");
+    for (std::int64_t j = 0; j < call.rotary_dim / 2; ++j) {
+      if (call.pair_streams[j] < 0 || call.pair_streams[j] >= call.position_streams) {
+        return invalid("pair_streams[" + std::to_string(j) + "] = " +
+                       std::to_string(call.pair_streams[j]) + " is not a stream in [0, " +
+                       std::to_string(call.position_streams) + ")");
+      }
+    }
   }
 
   byte_range q_in, q_out, k_in, k_out;

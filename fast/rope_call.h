@@ -41,14 +41,24 @@ struct rope_call {
   std::int64_t tokens = 0;
   rope_tensor q;
   rope_tensor k;
-  const void* positions = nullptr;       // one per token
+  const void* positions = nullptr;       // one per token (per stream)
   dtype position_type = dtype::int64;    // int32 or int64
+  // Position streams (M-RoPE: 3, t/h/w; 2-D vision: 2, row/col; rope_spec.h stream_layout):
+  // token i's position in stream s is positions[s·position_stream_stride + i], and pair j turns
+  // by the position of stream pair_streams[j]. One stream is 1-D RoPE (stride and map unused).
+  std::int32_t position_streams = 1;
+  std::int64_t position_stream_stride = 0;
+  const std::int32_t* pair_streams = nullptr;  // rotary_dim/2 entries in [0, position_streams)
 };
 
-// Position i of a call, whatever its position dtype (int32 or int64).
-inline std::int64_t position_at(const rope_call& call, std::int64_t i) {
-  return call.position_type == dtype::int32 ? static_cast<const std::int32_t*>(call.positions)[i]
-                                            : static_cast<const std::int64_t*>(call.positions)[i];
+// Most streams a call may carry (M-RoPE has 3; room for a 4th, e.g. ggml's M-RoPE sections).
+inline constexpr std::int32_t max_position_streams = 4;
+
+// Position i of a call (of stream `stream`), whatever its position dtype (int32 or int64).
+inline std::int64_t position_at(const rope_call& call, std::int64_t i, std::int32_t stream = 0) {
+  const std::int64_t k = stream * call.position_stream_stride + i;
+  return call.position_type == dtype::int32 ? static_cast<const std::int32_t*>(call.positions)[k]
+                                            : static_cast<const std::int64_t*>(call.positions)[k];
 }
 
 // A dense [tokens, heads, head_dim] tensor (bshd with batch folded into tokens, or thd).
@@ -68,6 +78,12 @@ struct call_shape {
 rope_call make_call(const call_shape& shape, std::span<const std::int64_t> positions,
                     const rope_tensor& q, const rope_tensor& k = {},
                     direction dir = direction::forward);
+
+// The call with position streams: `positions` holds streams × tokens values, stream-major
+// (stride tokens), and `pair_streams` the stream of each pair (spec/stream_layout.h). The
+// spans must outlive the call.
+rope_call with_streams(rope_call call, std::span<const std::int64_t> positions, std::int32_t streams,
+                       std::span<const std::int32_t> pair_streams);
 
 // The same call restricted to tokens [begin, end): how work is split across threads.
 rope_call slice_tokens(const rope_call& call, std::int64_t begin, std::int64_t end);

@@ -48,6 +48,10 @@ enum class defect {
   attention_factor_dropped,
   key_not_rotated,
   backward_rotates_forward,
+  mrope_sections_swapped,
+  mrope_contiguous_for_interleaved,
+  text_position_in_one_stream,
+  vision_rows_columns_swapped,
   double_rounded_store,
 };
 
@@ -108,12 +112,13 @@ fast::status validate(const mutant_context& m, const fast::rope_call& call,
   const bool cached = angles.strategy() == fast::angle_strategy::cache;
   const std::int64_t lo = cached ? 0 : -fast::on_the_fly_position_limit;
   const std::int64_t hi = cached ? angles.max_position() - 1 : fast::on_the_fly_position_limit;
-  for (std::int64_t i = 0; i < call.tokens; ++i) {
-    const std::int64_t p = position_at(call, i);
-    if (p < lo || p > hi)
-      return fast::status::error(fast::status_code::out_of_range,
-                                 "mutant: positions[" + std::to_string(i) + "] out of range");
-  }
+  for (std::int32_t stream = 0; stream < call.position_streams; ++stream)
+    for (std::int64_t i = 0; i < call.tokens; ++i) {
+      const std::int64_t p = position_at(call, i, stream);
+      if (p < lo || p > hi)
+        return fast::status::error(fast::status_code::out_of_range,
+                                   "mutant: positions[" + std::to_string(i) + "] out of range");
+    }
   return fast::status::success();
 }
 
@@ -130,10 +135,56 @@ void float32_cos_sin(double m, double theta, double a, float& c, float& s) {
   s = static_cast<float>(a) * std::sin(phi);
 }
 
+// The stream pair j takes (kernel_abi.h pair_streams), with the stream-layout defects:
+//   mrope_sections_swapped: the height and width sections exchanged (streams 1 and 2);
+//   mrope_contiguous_for_interleaved: the contiguous layout of the same section sizes,
+//     whatever the map says (a Triton M-RoPE kernel that hard-coded Qwen2-VL's layout);
+//   vision_rows_columns_swapped: (row, col) read as (col, row).
+std::int32_t stream_of(defect d, const fast::rope_call& call, std::int64_t j) {
+  if (call.position_streams == 1) return 0;
+  std::int32_t s = call.pair_streams[j];
+  if (d == defect::mrope_contiguous_for_interleaved && call.position_streams == 3) {
+    std::int64_t count[3] = {};
+    for (std::int64_t k = 0; k < call.rotary_dim / 2; ++k) ++count[call.pair_streams[k]];
+    s = j < count[0] ? 0 : j < count[0] + count[1] ? 1 : 2;
+  }
+  if (d == defect::mrope_sections_swapped && call.position_streams == 3 && s > 0) s = 3 - s;
+  if (d == defect::vision_rows_columns_swapped && call.position_streams == 2) s = 1 - s;
+  return s;
+}
+
+// Token `token`'s position in the stream of pair j. text_position_in_one_stream: a text token
+// (all streams equal) gets its position in stream 0 only, the others left at 0.
+std::int64_t position_of(defect d, const fast::rope_call& call, std::int64_t token, std::int64_t j) {
+  const std::int32_t s = stream_of(d, call, j);
+  if (d == defect::text_position_in_one_stream && call.position_streams > 1 && s > 0) {
+    bool text = true;
+    for (std::int32_t k = 1; k < call.position_streams; ++k)
+      text = text && position_at(call, token, k) == position_at(call, token, 0);
+    if (text) return 0;
+  }
+  return position_at(call, token, s);
+}
+
 // One token's A·cos, A·sin per pair (cos in [0, pairs), sin in [pairs, 2·pairs)).
 void cos_sin_row(defect d, const fast::rope_call& call, const fast::rope_angles& angles,
                  std::int64_t token, std::vector<float>& row) {
   const std::int64_t pairs = angles.pairs();
+  if (call.position_streams > 1) {  // each pair at its own stream's position, then as below
+    std::vector<float> one(row.size());
+    fast::rope_call single = call;
+    single.position_streams = 1;
+    single.tokens = 1;
+    for (std::int64_t j = 0; j < pairs; ++j) {
+      const std::int64_t m = position_of(d, call, token, j);
+      single.positions = &m;
+      single.position_type = dtype::int64;
+      cos_sin_row(d, single, angles, 0, one);
+      row[static_cast<std::size_t>(j)] = one[static_cast<std::size_t>(j)];
+      row[static_cast<std::size_t>(pairs + j)] = one[static_cast<std::size_t>(pairs + j)];
+    }
+    return;
+  }
   const std::int64_t m = position_at(call, token);
   const auto& f = angles.frequencies();
   double a = f.attention_factor;
@@ -343,6 +394,10 @@ ROPECHECK_CONTEXT(attention_factor_twice, on_the_fly, float32_only)
 ROPECHECK_CONTEXT(attention_factor_dropped, on_the_fly, float32_only)
 ROPECHECK_CONTEXT(key_not_rotated, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(backward_rotates_forward, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(mrope_sections_swapped, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(mrope_contiguous_for_interleaved, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(text_position_in_one_stream, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(vision_rows_columns_swapped, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(double_rounded_store, on_the_fly, sixteen_bit)
 #undef ROPECHECK_CONTEXT
 
@@ -460,6 +515,20 @@ const std::vector<mutant>& registry() {
       {kernel_of("backward_rotates_forward", "inverse direction rotates by +m (backward = forward)",
                  backward_rotates_forward_context),
        "custom autograd backward of RoPE without the transposed rotation"},
+      {kernel_of("mrope_sections_swapped", "M-RoPE height and width sections exchanged",
+                 mrope_sections_swapped_context),
+       "M-RoPE cos/sin chunks taken in the wrong stream order (mrope_section order swapped)"},
+      {kernel_of("mrope_contiguous_for_interleaved",
+                 "M-RoPE contiguous sections where the layout is interleaved",
+                 mrope_contiguous_for_interleaved_context),
+       "a serving engine's M-RoPE Triton kernel hard-coded the contiguous Qwen2-VL layout (Qwen3-VL interleaves)"},
+      {kernel_of("text_position_in_one_stream",
+                 "a text token's position put in the temporal stream only (height, width left 0)",
+                 text_position_in_one_stream_context),
+       "M-RoPE position ids for text tokens broadcast to one stream instead of all three"},
+      {kernel_of("vision_rows_columns_swapped", "2-D vision RoPE with rows and columns exchanged",
+                 vision_rows_columns_swapped_context),
+       "vision tower patch grid read as (x, y) where (row, col) was meant (hpos/wpos order)"},
       {kernel_of("double_rounded_store",
                  "declares one rounding per output, computes in double, but stores float16/bfloat16 "
                  "through float32 (two roundings)",

@@ -19,6 +19,7 @@ const std::vector<kernel_property_definition>& catalog() {
     std::vector<kernel_property_definition> v;
     for (const auto& p : accuracy_properties()) v.push_back(p);
     for (const auto& p : exactness_properties()) v.push_back(p);
+    for (const auto& p : stream_properties()) v.push_back(p);
     return v;
   }();
   return all;

@@ -32,5 +32,7 @@ struct kernel_property_definition {
 std::span<const kernel_property_definition> accuracy_properties();
 // Properties that hold bit for bit, or are about statuses (kernel_properties_exact.cpp).
 std::span<const kernel_property_definition> exactness_properties();
+// Properties of position streams, M-RoPE and 2-D vision (kernel_properties_streams.cpp).
+std::span<const kernel_property_definition> stream_properties();
 
 }  // namespace ropecheck::properties

@@ -121,7 +121,7 @@ constexpr std::array<pairing, 2> both_pairings{pairing::half_split, pairing::adj
 template <defect D>
 fast::kernel_info mutant(std::string_view name) {
   return {name, "deliberately defective test kernel", fast::angle_strategy::on_the_fly,
-          all_dtypes, both_pairings, apply_mutant<D>, nullptr};
+          all_dtypes, both_pairings, apply_mutant<D>, nullptr, false, false};  // one rounding claimed: no; one stream only
 }
 
 struct mutant_case {

@@ -63,6 +63,11 @@ std::map<std::string, std::string> skipped_for_python() {
        "the bridge gathers strided views into packed [tokens, heads, head_dim] arrays before the call"},
       {"rejects_invalid_calls",
        "the bridge refuses invalid calls before Python sees them; a Python kernel returns no status"},
+      // Position streams (M-RoPE, 2-D vision): the bridge passes one position per token.
+      {"streams_equal_one_d", "the bridge passes one position stream per token"},
+      {"streams_within_bound_of_reference", "the bridge passes one position stream per token"},
+      {"streams_norm_preserved", "the bridge passes one position stream per token"},
+      {"streams_layout_invariance", "the bridge passes one position stream per token"},
   };
 }
 

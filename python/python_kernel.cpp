@@ -59,9 +59,10 @@ python_kernel::python_kernel(py::object adapter, std::string name, std::string d
       description_(std::move(description)),
       dtypes_(std::move(dtypes)),
       pairings_(std::move(pairings)) {
-  // on_the_fly: the kernel gets θ_j (params["inv_freq"]), never a cos/sin table.
+  // on_the_fly: the kernel gets θ_j (params["inv_freq"]), never a cos/sin table. The adapter
+  // passes one position per token: no position streams (their properties are skipped).
   info_ = {name_, description_, fast::angle_strategy::on_the_fly, dtypes_, pairings_,
-           &python_kernel::call, this};
+           &python_kernel::call, this, false, false};
 }
 
 python_kernel::~python_kernel() {

@@ -10,6 +10,7 @@
 #include "reference/cos_sin_table.h"
 #include "reference/frequencies.h"
 #include "reference/real.h"
+#include "reference/rope_forms.h"
 #include "reference/rotary_params.h"
 
 namespace ropecheck::reference {
@@ -21,10 +22,20 @@ double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> po
   std::int64_t length = 0;
   for (std::int64_t m : positions) length = std::max(length, m + 1);
   const auto params = params_from_spec<mp_real>(spec, length);
-  const std::vector<mp_real> theta =
+  const std::vector<mp_real> plain_theta =
       params.explicit_inverse_frequencies.empty()
           ? reference::inverse_frequencies(params.rotary_dim, params.base)
           : params.explicit_inverse_frequencies;
+  // A stream layout: pair j turns by its stream's position at θ_{f(j)} (rope_streams.cpp).
+  std::vector<mp_real> theta = plain_theta;
+  if (spec.streams.multi()) {
+    streams_ = spec.streams.vision() ? 2 : 3;
+    for (int j = 0; j < rotary_dim_ / 2; ++j) {
+      pair_stream_.push_back(position_stream(spec.streams, rotary_dim_, j));
+      theta[static_cast<std::size_t>(j)] =
+          plain_theta[static_cast<std::size_t>(stream_frequency_index(spec.streams, rotary_dim_, j))];
+    }
+  }
   const mp_real factor = params.attention_factor;
   attention_factor_ = factor.convert_to<double>();
   inverse_frequencies_.reserve(theta.size());
@@ -60,6 +71,24 @@ const double* double_tier::row(std::int64_t position) const {
   if (it == row_of_position_.end())
     throw reference_error(fmt::format("position: {} is not in the double tier's table", position));
   return cos_sin_.data() + it->second * static_cast<std::size_t>(rotary_dim_);
+}
+
+void double_tier::stream_cos_sin(std::span<const std::int64_t> positions, std::span<double> out) const {
+  if (static_cast<int>(positions.size()) != streams_ || out.size() != static_cast<std::size_t>(rotary_dim_))
+    throw reference_error(fmt::format("stream_cos_sin: {} positions for {} streams, a row of {} for "
+                                      "rotary_dim {}", positions.size(), streams_, out.size(), rotary_dim_));
+  if (streams_ == 1) {
+    const double* r = row(positions[0]);
+    std::copy(r, r + rotary_dim_, out.begin());
+    return;
+  }
+  const double* rows[3] = {};
+  for (int s = 0; s < streams_; ++s) rows[s] = row(positions[static_cast<std::size_t>(s)]);
+  for (int j = 0; j < rotary_dim_ / 2; ++j) {
+    const double* r = rows[pair_stream_[static_cast<std::size_t>(j)]];
+    out[static_cast<std::size_t>(2 * j)] = r[2 * j];
+    out[static_cast<std::size_t>(2 * j + 1)] = r[2 * j + 1];
+  }
 }
 
 void double_tier::rotate(std::span<const double> x, std::int64_t position, std::span<double> y,

@@ -37,7 +37,8 @@ struct cos_sin_table_stats {
 
 class double_tier {
  public:
-  // Computes the table for the distinct values among `positions`. Throws reference_error for an
+  // Computes the table for the distinct values among `positions` (every stream's, for a stream
+  // layout). Throws reference_error for an
   // invalid spec. Length-dependent scalings use the spec's sequence_length, else max position
   // + 1. Uses up to `threads` threads for the MPFR work.
   double_tier(const rope_spec& spec, std::span<const std::int64_t> positions, int threads = 2);
@@ -52,6 +53,14 @@ class double_tier {
   void rotate(std::span<const double> x, std::span<const double> cos_sin_row,
               std::span<double> y) const;
 
+  // Several position streams (the spec's stream layout: M-RoPE, 2-D vision): the row of a token
+  // whose streams are at `positions` (one per stream, each given to the constructor) — pair j's
+  // (cos, sin) from the row of stream s(j)'s position (rope_forms.h position_stream). Each
+  // entry is the same correctly rounded double as 1-D RoPE's at that position.
+  void stream_cos_sin(std::span<const std::int64_t> positions, std::span<double> row) const;
+  int streams() const { return streams_; }
+  int pair_stream(int j) const { return streams_ == 1 ? 0 : pair_stream_[static_cast<std::size_t>(j)]; }
+
   // A·cos(m·θ_j) and A·sin(m·θ_j), correctly rounded to double.
   double cos_at(std::int64_t position, int j) const { return row(position)[2 * j]; }
   double sin_at(std::int64_t position, int j) const { return row(position)[2 * j + 1]; }
@@ -64,7 +73,7 @@ class double_tier {
 
   int head_dim() const { return head_dim_; }
   double attention_factor() const { return attention_factor_; }  // A, rounded to double
-  // θ_j the table rotates by (θ'_j under rope_scaling), each rounded to double: what error
+  // θ_j the table rotates by (θ'_j under rope_scaling; θ_{f(j)} under a 2-D vision layout), each rounded to double: what error
   // bounds that grow with the angle m·θ_j need.
   std::span<const double> inverse_frequencies() const { return inverse_frequencies_; }
   int rotary_dim() const { return rotary_dim_; }
@@ -86,6 +95,8 @@ class double_tier {
   int head_dim_;
   int rotary_dim_;
   pairing pair_;
+  int streams_ = 1;
+  std::vector<int> pair_stream_;  // s(j) when streams_ > 1
   double attention_factor_ = 1;
   std::vector<double> inverse_frequencies_;
   std::unordered_map<std::int64_t, std::size_t> row_of_position_;

@@ -81,8 +81,8 @@ std::string double_tier_memo::frequency_key(const rope_spec& spec, std::int64_t 
   key += fmt::format("T{} ", spec.scaling.index());
   std::visit(scaling_key{key}, spec.scaling);
   append_optional(key, spec.attention_factor);
-  key += fmt::format(" M{:d}", spec.mrope.interleaved);
-  for (int v : spec.mrope.section) key += fmt::format("{},", v);
+  key += fmt::format(" M{}", to_string(spec.streams.rule));
+  for (int v : spec.streams.section) key += fmt::format("{},", v);
   // The length matters only where the spec gives none and the scaling depends on it.
   key += fmt::format(" n{}", spec.sequence_length);
   if (spec.sequence_length == 0 && depends_on_sequence_length(spec))

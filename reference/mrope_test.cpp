@@ -4,10 +4,15 @@
 // by its own stream's position only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <random>
 
 #include "reference/real.h"
 #include "reference/rope_forms.h"
+#include "reference/double_tier.h"
+#include "reference/frequencies.h"
 #include "reference/test_support.h"
 #include "spec/spec_reader.h"
 
@@ -25,19 +30,19 @@ const std::string configs = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
 // width. Qwen3-VL: [24, 20, 20] interleaved: T H W T H W … up to pair 59, then 60–63 temporal.
 TEST(ReferenceMRope, StreamsFollowTheModelsSections) {
   const rope_spec qwen25 = read_spec(configs + "Qwen2.5-VL-7B-Instruct.json");
-  ASSERT_EQ(qwen25.mrope.section, (std::vector<int>{16, 24, 24}));
-  ASSERT_FALSE(qwen25.mrope.interleaved);
+  ASSERT_EQ(qwen25.streams.section, (std::vector<int>{16, 24, 24}));
+  ASSERT_EQ(qwen25.streams.rule, stream_rule::mrope_sections);
   for (int j = 0; j < 64; ++j)
-    EXPECT_EQ(mrope_stream(qwen25.mrope, j), j < 16 ? 0 : j < 40 ? 1 : 2) << j;
+    EXPECT_EQ(position_stream(qwen25.streams, 128, j), j < 16 ? 0 : j < 40 ? 1 : 2) << j;
   const rope_spec qwen3 = read_spec(configs + "Qwen3-VL-8B-Instruct.json");
-  ASSERT_EQ(qwen3.mrope.section, (std::vector<int>{24, 20, 20}));
-  ASSERT_TRUE(qwen3.mrope.interleaved);
+  ASSERT_EQ(qwen3.streams.section, (std::vector<int>{24, 20, 20}));
+  ASSERT_EQ(qwen3.streams.rule, stream_rule::mrope_interleaved);
   EXPECT_EQ(qwen3.base, 5000000.0);
   const int expected_first[] = {0, 1, 2, 0, 1, 2};
-  for (int j = 0; j < 6; ++j) EXPECT_EQ(mrope_stream(qwen3.mrope, j), expected_first[j]) << j;
-  EXPECT_EQ(mrope_stream(qwen3.mrope, 58), 1);
-  EXPECT_EQ(mrope_stream(qwen3.mrope, 59), 2);
-  for (int j = 60; j < 64; ++j) EXPECT_EQ(mrope_stream(qwen3.mrope, j), 0) << j;
+  for (int j = 0; j < 6; ++j) EXPECT_EQ(position_stream(qwen3.streams, 128, j), expected_first[j]) << j;
+  EXPECT_EQ(position_stream(qwen3.streams, 128, 58), 1);
+  EXPECT_EQ(position_stream(qwen3.streams, 128, 59), 2);
+  for (int j = 60; j < 64; ++j) EXPECT_EQ(position_stream(qwen3.streams, 128, j), 0) << j;
 }
 
 TEST(ReferenceMRope, EqualStreamsAreOneDimensionalRopeAndEachPairFollowsItsStream) {
@@ -49,21 +54,122 @@ TEST(ReferenceMRope, EqualStreamsAreOneDimensionalRopeAndEachPairFollowsItsStrea
     const mp_real scale = norm(x);
     for (std::int64_t m : {0, 1, 7, 4096, 131071}) {
       const auto one_d = rope_complex<mp_real>(x, m, params);
-      EXPECT_LE(relative_distance(rope_mrope<mp_real>(x, {m, m, m}, params, spec.mrope), one_d, scale),
+      const std::array<std::int64_t, 3> equal = {m, m, m};
+      EXPECT_LE(relative_distance(rope_streams<mp_real>(x, equal, params, spec.streams), one_d, scale),
                 tight_tolerance)
           << file << " m = " << m;
     }
     // Image-grid positions (t, h, w) = (3, 17, 42): pair j equals the 1-D rotation at its own
     // stream's position.
     const std::array<std::int64_t, 3> p = {3, 17, 42};
-    const auto y = rope_mrope<mp_real>(x, p, params, spec.mrope);
+    const auto y = rope_streams<mp_real>(x, p, params, spec.streams);
     std::array<std::vector<mp_real>, 3> by_stream;
     for (std::size_t s = 0; s < 3; ++s) by_stream[s] = rope_complex<mp_real>(x, p[s], params);
     for (int j = 0; j < spec.rotary_dim / 2; ++j) {
-      const auto& want = by_stream[static_cast<std::size_t>(mrope_stream(spec.mrope, j))];
+      const auto& want = by_stream[static_cast<std::size_t>(position_stream(spec.streams, spec.rotary_dim, j))];
       const int a = j, b = j + spec.rotary_dim / 2;  // both configs pair half-split (qwen2_vl code)
       EXPECT_LE(mp_real(abs(y[a] - want[a]) + abs(y[b] - want[b])) / scale, tight_tolerance)
           << file << " pair " << j;
+    }
+  }
+}
+
+// 2-D vision RoPE (issue 16 §4): the frequency each pair takes, written out from each modeling
+// source for head_dim 16 (8 pairs, 4 per axis), θ_i = base^(−2i/16):
+//   Qwen2-VL vision (VisionRotaryEmbedding(8): θ'_k = base^(−2k/8) = θ_{2k}; [h·θ', w·θ']):
+//     pairs 0–3 row with θ_0, θ_2, θ_4, θ_6; pairs 4–7 column with the same.
+//   Llama 4 vision (freq_dim 8, rope_freq θ'_k = base^(−2k/8); [x·θ', y·θ'], x the column):
+//     pairs 0–3 column, 4–7 row, θ_0, θ_2, θ_4, θ_6 each.
+//   Pixtral (freqs[::2] for rows, freqs[1::2] for columns): pairs 0–3 row with θ_0, θ_2, θ_4,
+//     θ_6; pairs 4–7 column with θ_1, θ_3, θ_5, θ_7.
+TEST(ReferenceVisionRope, StreamsAndFrequenciesFollowTheModelingCode) {
+  const int f_split[] = {0, 2, 4, 6, 0, 2, 4, 6};
+  const int f_alternating[] = {0, 2, 4, 6, 1, 3, 5, 7};
+  const stream_layout qwen{stream_rule::vision_rows_first, {}};
+  const stream_layout llama4{stream_rule::vision_columns_first, {}};
+  const stream_layout pixtral{stream_rule::vision_alternating, {}};
+  for (int j = 0; j < 8; ++j) {
+    EXPECT_EQ(position_stream(qwen, 16, j), j < 4 ? 0 : 1) << j;
+    EXPECT_EQ(stream_frequency_index(qwen, 16, j), f_split[j]) << j;
+    EXPECT_EQ(position_stream(llama4, 16, j), j < 4 ? 1 : 0) << j;
+    EXPECT_EQ(stream_frequency_index(llama4, 16, j), f_split[j]) << j;
+    EXPECT_EQ(position_stream(pixtral, 16, j), j < 4 ? 0 : 1) << j;
+    EXPECT_EQ(stream_frequency_index(pixtral, 16, j), f_alternating[j]) << j;
+  }
+  EXPECT_THROW(position_stream(qwen, 10, 0), reference_error);  // 5 pairs do not split in two
+}
+
+// Each vision pair is the 1-D rotation of its own axis's position at its own frequency: against
+// the complex form (an independent library) with θ_{f(j)} given explicitly.
+TEST(ReferenceVisionRope, EachPairTurnsByItsAxisAtItsFrequency) {
+  std::mt19937_64 rng(4);
+  for (const auto rule : {stream_rule::vision_rows_first, stream_rule::vision_columns_first,
+                          stream_rule::vision_alternating}) {
+    for (const pairing pair : {pairing::half_split, pairing::adjacent}) {
+      rope_spec spec;
+      spec.head_dim = 80;  // Qwen2.5-VL vision: hidden 1280 / 16 heads
+      spec.rotary_dim = 80;
+      spec.pair = pair;
+      spec.streams.rule = rule;
+      const auto params = params_from_spec<mp_real>(spec);
+      const auto theta = inverse_frequencies<mp_real>(80, mp_real(10000));
+      const auto x = random_vector(rng, 80);
+      const mp_real scale = norm(x);
+      const std::array<std::int64_t, 2> rc = {13, 27};
+      const auto y = rope_streams<mp_real>(x, rc, params, spec.streams);
+      for (int j = 0; j < 40; ++j) {
+        auto one = params;
+        one.explicit_inverse_frequencies = theta;
+        one.explicit_inverse_frequencies[static_cast<std::size_t>(j)] =
+            theta[static_cast<std::size_t>(stream_frequency_index(spec.streams, 80, j))];
+        const auto want = rope_complex<mp_real>(x, rc[static_cast<std::size_t>(position_stream(spec.streams, 80, j))], one);
+        const auto [a, b] = pair_of(pair, 80, j);
+        EXPECT_LE(mp_real(abs(y[a] - want[a]) + abs(y[b] - want[b])) / scale, tight_tolerance)
+            << to_string(rule) << " " << to_string(pair) << " pair " << j;
+      }
+    }
+  }
+}
+
+// The double tier with streams: equal streams give 1-D RoPE's very row; distinct streams rotate
+// within the tier's bound (3·2^-53·‖pair‖ per output, double_tier.h) of the 256-bit form.
+TEST(DoubleTierStreams, RowsComeFromEachPairsStreamWithinTheTiersBound) {
+  std::mt19937_64 rng(23);
+  rope_spec vision;
+  vision.head_dim = vision.rotary_dim = 80;
+  vision.pair = pairing::adjacent;
+  vision.streams.rule = stream_rule::vision_alternating;
+  for (const rope_spec& spec : {read_spec(configs + "Qwen2.5-VL-7B-Instruct.json"),
+                                read_spec(configs + "Qwen3-VL-8B-Instruct.json"), vision}) {
+    const int streams = spec.streams.streams();
+    const std::vector<std::int64_t> p = streams == 3 ? std::vector<std::int64_t>{3, 17, 42}
+                                                     : std::vector<std::int64_t>{17, 42};
+    const double_tier tier(spec, p);
+    const auto params = params_from_spec<mp_real>(spec);
+    const auto x = random_vector(rng, spec.head_dim);
+    std::vector<double> xd(x.size()), y(x.size()), row(static_cast<std::size_t>(spec.rotary_dim));
+    for (std::size_t i = 0; i < x.size(); ++i) xd[i] = x[i].convert_to<double>();
+    tier.stream_cos_sin(p, row);
+    tier.rotate(xd, row, y);
+    std::vector<mp_real> xm(xd.begin(), xd.end());
+    const auto want = rope_streams<mp_real>(xm, p, params, spec.streams);
+    for (int j = 0; j < spec.rotary_dim / 2; ++j) {
+      const auto [a, b] = pair_of(spec.pair, spec.rotary_dim, j);
+      const double r = std::hypot(xd[a], xd[b]);
+      EXPECT_LE(std::abs(y[a] - want[a].convert_to<double>()), double_tier_pair_error_bound * r * 1.0000001) << j;
+      EXPECT_LE(std::abs(y[b] - want[b].convert_to<double>()), double_tier_pair_error_bound * r * 1.0000001) << j;
+    }
+    // Equal streams: 1-D RoPE's row, bit for bit (M-RoPE keeps θ_j, so the 1-D tier is the spec's
+    // own without the layout).
+    if (streams == 3) {
+      rope_spec one_d = spec;
+      one_d.streams = {};
+      const double_tier flat(one_d, std::vector<std::int64_t>{17});
+      const double_tier same(spec, std::vector<std::int64_t>{17});
+      const std::vector<std::int64_t> equal = {17, 17, 17};
+      same.stream_cos_sin(equal, row);
+      const auto want_row = flat.cos_sin(17);
+      EXPECT_TRUE(std::equal(row.begin(), row.end(), want_row.begin()));
     }
   }
 }

@@ -7,7 +7,7 @@
 //   matrix       y = R^d_{Θ,m} x, the full d×d block rotation          (RoFormer eq. 13)
 //   inverse      x = R^d_{Θ,m}ᵀ y, rotation by −m                      (the backward pass)
 //   score        g(q, k, m−n) = Re Σ_j q_j·conj(k_j)·e^{i(m−n)θ_j}     (RoFormer eq. 12; seed 002)
-//   mrope        pair j rotated by p_{s(j)}·θ_j, p = (temporal, height, width) positions
+//   streams      pair j rotated by p_{s(j)}·θ_{f(j)}: M-RoPE (t, h, w), 2-D vision (row, col)
 //                (M-RoPE: Qwen2-VL / Qwen2.5-VL contiguous sections, Qwen3-VL interleaved)
 // Rotated coordinates are the first rotary_dim; the rest pass through unchanged.
 // Every function validates its parameters and inputs and throws reference_error.
@@ -82,14 +82,16 @@ template <class Real>
 Real attention_score(std::span<const Real> q, std::span<const Real> k, std::int64_t delta,
                      const rotary_params<Real>& params);
 
-// M-RoPE's stream (0 temporal, 1 height, 2 width) of frequency index j (rope_spec.h
-// mrope_layout); this is reference/'s own statement of the rule.
-int mrope_stream(const mrope_layout& layout, int j);
+// The position stream s(j) and frequency index f(j) of pair j under a stream layout
+// (rope_spec.h stream_layout); reference/'s own statement of the rules (rope_streams.cpp).
+int position_stream(const stream_layout& layout, int rotary_dim, int j);
+int stream_frequency_index(const stream_layout& layout, int rotary_dim, int j);
 
-// M-RoPE: pair j rotated by positions[mrope_stream(layout, j)]·θ_j, cos and sin each from
-// MPFR's real trig of the angle (as the elementwise form), times A.
+// M-RoPE and 2-D vision RoPE: pair j rotated by positions[s(j)]·θ_{f(j)}, θ_i the params' i-th
+// inverse frequency; cos and sin each from MPFR's real trig of the angle, times A. `positions`
+// holds one position per stream (3 for M-RoPE: t, h, w; 2 for vision: row, column).
 template <class Real>
-std::vector<Real> rope_mrope(std::span<const Real> x, const std::array<std::int64_t, 3>& positions,
-                             const rotary_params<Real>& params, const mrope_layout& layout);
+std::vector<Real> rope_streams(std::span<const Real> x, std::span<const std::int64_t> positions,
+                               const rotary_params<Real>& params, const stream_layout& layout);
 
 }  // namespace ropecheck::reference

@@ -20,7 +20,8 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
                                 std::span<const std::int64_t> positions, const rope_spec& spec,
                                 reference_form form, reference_output output) {
   const int d = spec.head_dim;
-  if (static_cast<std::int64_t>(positions.size()) != shape.rows ||
+  const std::int64_t streams = !spec.streams.multi() ? 1 : spec.streams.vision() ? 2 : 3;
+  if (static_cast<std::int64_t>(positions.size()) != shape.rows * streams ||
       static_cast<std::int64_t>(x.size()) != shape.rows * shape.heads * d)
     throw std::logic_error("reference::rope_tensor: x, positions and shape disagree");
   std::int64_t length = 0;
@@ -51,7 +52,15 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
     if (form == reference_form::complex) complex.emplace(params);
     for (std::int64_t row = begin; row < end; ++row) {
       const std::int64_t position = positions[static_cast<std::size_t>(row)];
-      if (complex) {
+      if (streams > 1) {  // M-RoPE, 2-D vision: the position-stream form, whatever `form`
+        std::int64_t p[3] = {};
+        for (std::int64_t s = 0; s < streams; ++s)
+          p[s] = positions[static_cast<std::size_t>(s * shape.rows + row)];
+        each_head(row, [&](std::span<const mp_real> v) {
+          return rope_streams<mp_real>(v, std::span<const std::int64_t>(p, static_cast<std::size_t>(streams)),
+                                       params, spec.streams);
+        });
+      } else if (complex) {
         complex->at_position(position);
         each_head(row, *complex);
       } else if (elementwise) {

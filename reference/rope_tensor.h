@@ -22,7 +22,9 @@ struct tensor_shape {
   std::int64_t heads = 0;  // head vectors per row
 };
 
-// x: rows × heads × spec.head_dim values, row-major; positions: one per row. Length-dependent
+// x: rows × heads × spec.head_dim values, row-major; positions: one per row, or with a stream
+// layout (M-RoPE, 2-D vision) streams × rows, stream-major, rotated by the position-stream
+// form (rope_forms.h rope_streams) whatever `form` says. Length-dependent
 // scalings (dynamic NTK, LongRoPE) see max position + 1 unless the spec gives a sequence_length,
 // as the double tier and the kernels do. Returns values exactly representable in `output`.
 std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,

@@ -159,8 +159,8 @@ TEST(CurrentFormats, TextConfigNestingAndMRopeSections) {
   const rope_spec qwen3vl = parse_spec(load("Qwen3-VL-8B-Instruct.json"), "S.json");
   EXPECT_EQ(qwen3vl.head_dim, 128);
   EXPECT_EQ(qwen3vl.base, 5000000.0);
-  EXPECT_EQ(qwen3vl.mrope.section, (std::vector<int>{24, 20, 20}));
-  EXPECT_TRUE(qwen3vl.mrope.interleaved);
+  EXPECT_EQ(qwen3vl.streams.section, (std::vector<int>{24, 20, 20}));
+  EXPECT_EQ(qwen3vl.streams.rule, stream_rule::mrope_interleaved);
   json bad = load("Qwen3-VL-8B-Instruct.json");
   bad["text_config"]["rope_parameters"]["mrope_section"] = {24, 20, 21};
   EXPECT_EQ(error_of(bad), "S.json: field 'text_config.rope_parameters.mrope_section': [24,20,21] "

@@ -80,6 +80,7 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
       {"Meta-Llama-3-8B.json", "reads"},
       {"Mistral-7B-Instruct-v0.2.json", "reads"},
       {"Mistral-7B-v0.1.json", "reads"},
+      {"Mistral-Small-3.1-24B-Instruct-2503.json", "reads"},
       {"Phi-3.5-mini-instruct.json", "reads"},
       {"Qwen2.5-7B-Instruct.json", "reads"},
       {"Qwen2.5-VL-7B-Instruct.json", "reads"},

@@ -142,14 +142,52 @@ inline std::optional<scaling_convention> convention_of(const rope_scaling& s) {
 // One line naming the type and its parameters, for headers and counterexamples.
 std::string describe(const rope_scaling& s);
 
-// M-RoPE (multimodal RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL): each frequency index j takes its
-// angle from one of three position streams (temporal, height, width). `section` gives the pairs
-// per stream (summing to rotary_dim/2); contiguous (Qwen2/2.5-VL: j < s0 → 0, j < s0 + s1 → 1,
-// else 2) or interleaved (Qwen3-VL: j ≡ 1 mod 3 below 3·s1 → 1, j ≡ 2 mod 3 below 3·s2 → 2,
-// else 0). Empty section: 1-D RoPE.
-struct mrope_layout {
-  std::vector<int> section = {};
-  bool interleaved = false;
+// Position streams (issue #16 §3–§4): M-RoPE and 2-D vision RoPE are both "rotated pair j
+// takes its angle p_{s(j)}·θ_{f(j)} from position stream s(j)", with θ_i = base^(−2i/rotary_dim)
+// the usual sequence; spec/stream_layout.h spells s(j) and f(j) out, README "Position streams"
+// cites each rule's modeling source.
+//   single            1-D RoPE: one stream, s(j) = 0, f(j) = j.
+//   mrope_sections    (t, h, w) in contiguous sections (Qwen2-VL, Qwen2.5-VL; GLM-4.1V with
+//                     adjacent pairs): s(j) = 0 below s0, 1 below s0 + s1, else 2; f(j) = j.
+//   mrope_interleaved Qwen3-VL: s(j) = 1 for j ≡ 1 (mod 3) below 3·s1, 2 for j ≡ 2 below 3·s2,
+//                     else 0; f(j) = j.
+//   vision_rows_first (row, col), Qwen2-VL/2.5-VL vision encoder and ggml's VISION mode:
+//                     s(j) = 0 (row) for j < P/2, else 1 (col); f(j) = 2·(j mod P/2), P = pairs.
+//   vision_columns_first Llama 4 vision: s(j) = 1 (col) for j < P/2, else 0 (row); f as above.
+//   vision_alternating Pixtral (mistral-inference precompute_freqs_cis_2d): s(j) as rows first,
+//                     f(j) = 2j for j < P/2 (θ_{2k} for rows), 2(j − P/2) + 1 else (θ_{2k+1}).
+enum class stream_rule {
+  single,
+  mrope_sections,
+  mrope_interleaved,
+  vision_rows_first,
+  vision_columns_first,
+  vision_alternating
+};
+
+constexpr std::string_view to_string(stream_rule r) {
+  switch (r) {
+    case stream_rule::single: return "single";
+    case stream_rule::mrope_sections: return "mrope_sections";
+    case stream_rule::mrope_interleaved: return "mrope_interleaved";
+    case stream_rule::vision_rows_first: return "vision_rows_first";
+    case stream_rule::vision_columns_first: return "vision_columns_first";
+    case stream_rule::vision_alternating: return "vision_alternating";
+  }
+  return "?";
+}
+
+struct stream_layout {
+  stream_rule rule = stream_rule::single;
+  std::vector<int> section = {};  // M-RoPE: pairs per stream (t, h, w), summing to rotary_dim/2
+
+  bool multi() const { return rule != stream_rule::single; }
+  bool vision() const {
+    return rule == stream_rule::vision_rows_first || rule == stream_rule::vision_columns_first ||
+           rule == stream_rule::vision_alternating;
+  }
+  // Position streams per token: 1, 3 (t, h, w) or 2 (row, col).
+  int streams() const { return !multi() ? 1 : vision() ? 2 : 3; }
 };
 
 struct rope_spec {
@@ -165,7 +203,7 @@ struct rope_spec {
   std::int64_t sequence_length = 0;
   std::int64_t max_position_embeddings = 0;  // the config's context (0: not given)
   std::string layer_type = {};  // the layer type whose RoPE this is, when the config has several
-  mrope_layout mrope = {};
+  stream_layout streams = {};  // position streams (M-RoPE, vision); single for 1-D RoPE
 };
 
 // True when the scaled θ_j or A depend on the sequence length.

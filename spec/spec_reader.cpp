@@ -4,6 +4,7 @@
 // (rope_setups.h), then read head width, base, rotated dims and the scaling block, whose type
 // has its own reader (scaling_readers.h).
 #include "spec/spec_reader.h"
+#include "spec/stream_layout.h"
 
 #include <fmt/format.h>
 
@@ -293,12 +294,12 @@ void read_mrope(const json& block, const std::string& prefix, std::string_view s
         return v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= (1 << 20);
       }))
     f::fail(source, field, *section, "is not three positive integers (temporal, height, width pairs)");
-  for (const json& v : *section) spec.mrope.section.push_back(static_cast<int>(v.get<std::int64_t>()));
-  for (int n : spec.mrope.section) total += n;
+  for (const json& v : *section) spec.streams.section.push_back(static_cast<int>(v.get<std::int64_t>()));
+  for (int n : spec.streams.section) total += n;
   if (total != spec.rotary_dim / 2)
     f::fail(source, field, *section,
             fmt::format("sums to {} pairs, not rotary_dim/2 = {}", total, spec.rotary_dim / 2));
-  spec.mrope.interleaved = interleaved.value_or(false);
+  spec.streams.rule = interleaved.value_or(false) ? stream_rule::mrope_interleaved : stream_rule::mrope_sections;
 }
 
 std::optional<scaling_convention> convention_named(const std::string& name) {
@@ -330,6 +331,72 @@ std::string chosen_layer_type(const json& root, const spec_options& options, std
     f::fail(source, "layer_type", root["layer_type"],
             fmt::format("disagrees with --layer-type \"{}\"", options.layer_type));
   return options.layer_type.empty() ? in_spec.value_or("") : options.layer_type;
+}
+
+// 2-D vision RoPE of a vision tower (`--tower vision`), from the config's `vision_config`
+// (rope_spec.h stream_layout; README "Position streams" cites each family's modeling code):
+//   qwen2_vl / qwen2_5_vl (and glm4v, whose vision tower is Qwen2.5-VL's): head_dim =
+//     hidden_size (Qwen2-VL: embed_dim) / num_heads, the whole head rotated, base 10000 (fixed
+//     in VisionRotaryEmbedding), half-split, rows first.
+//   pixtral (vision_config.model_type; Mistral3, Pixtral): head_dim (else hidden_size /
+//     num_attention_heads), rope_theta (PixtralVisionConfig's default 10000), half-split as
+//     transformers' modeling_pixtral.py rotates (mistral-inference's original checkpoints rotate
+//     adjacent pairs: "pairing": "adjacent"), alternating θ.
+//   llama4_vision_model: hidden_size / num_attention_heads, rope_theta, adjacent
+//     (view_as_complex), columns first; its positions are (row + 1, col + 1), 0 for the CLS token.
+rope_spec parse_vision_spec(const json& root, std::string_view source) {
+  const json* vision = f::given(root, "vision_config");
+  if (vision == nullptr || !vision->is_object())
+    f::missing(source, "vision_config", "--tower vision reads the vision tower's config");
+  const std::string prefix = "vision_config";
+  const auto own_type = f::text(*vision, source, prefix, "model_type");
+  const auto root_type = f::text(root, source, "", "model_type");
+  const std::string type = own_type ? *own_type : root_type.value_or("");
+  rope_spec spec;
+  spec.source = source;
+  auto width = [&](std::initializer_list<const char*> hidden_keys, const char* heads_key) {
+    for (const char* key : hidden_keys)
+      if (const auto hidden = f::small_int(*vision, source, prefix, key)) {
+        const auto heads = f::small_int(*vision, source, prefix, heads_key);
+        if (!heads || *heads <= 0 || *hidden % *heads != 0)
+          f::fail(source, f::path(prefix, heads_key), heads ? json(*heads) : json(nullptr),
+                  fmt::format("does not divide {} {}", key, *hidden));
+        return *hidden / *heads;
+      }
+    f::missing(source, f::path(prefix, *hidden_keys.begin()), "the vision head width needs it");
+  };
+  if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "glm4v") {
+    spec.head_dim = width({"hidden_size", "embed_dim"}, "num_heads");
+    spec.base = 10000.0;
+    spec.pair = pairing::half_split;
+    spec.streams.rule = stream_rule::vision_rows_first;
+  } else if (type == "pixtral") {
+    const auto given = f::small_int(*vision, source, prefix, "head_dim");
+    spec.head_dim = given ? *given : width({"hidden_size"}, "num_attention_heads");
+    spec.base = f::positive(*vision, source, prefix, "rope_theta").value_or(10000.0);
+    spec.pair = pairing::half_split;
+    spec.streams.rule = stream_rule::vision_alternating;
+  } else if (type == "llama4_vision_model" || type == "llama4") {
+    spec.head_dim = width({"hidden_size"}, "num_attention_heads");
+    const auto theta = f::positive(*vision, source, prefix, "rope_theta");
+    if (!theta) f::missing(source, f::path(prefix, "rope_theta"), "Llama 4's vision RoPE base");
+    spec.base = *theta;
+    spec.pair = pairing::adjacent;
+    spec.streams.rule = stream_rule::vision_columns_first;
+  } else {
+    f::fail(source, own_type ? f::path(prefix, "model_type") : "model_type", json(type),
+            "is not a vision tower whose 2-D RoPE ropecheck knows (qwen2_vl, qwen2_5_vl, glm4v, "
+            "pixtral, llama4_vision_model)");
+  }
+  spec.rotary_dim = spec.head_dim;
+  if (const json* p = f::given(root, "pairing")) {  // ropecheck's own key overrides the family's
+    if (!p->is_string() || (*p != "adjacent" && *p != "half"))
+      f::fail(source, "pairing", *p, "is not \"adjacent\" or \"half\"");
+    spec.pair = *p == "adjacent" ? pairing::adjacent : pairing::half_split;
+  }
+  if (const std::string problem = stream_layout_problem(spec.streams, spec.rotary_dim); !problem.empty())
+    f::fail(source, f::path(prefix, "head_dim"), json(spec.head_dim), problem);
+  return spec;
 }
 
 }  // namespace
@@ -387,6 +454,9 @@ std::string describe(const rope_scaling& scaling) {
 
 rope_spec parse_spec(const json& root, std::string_view source, const spec_options& options) {
   if (!root.is_object()) throw spec_error(fmt::format("{}: the spec is not a JSON object", source));
+  if (options.tower == "vision") return parse_vision_spec(root, source);
+  if (!options.tower.empty() && options.tower != "text")
+    throw spec_error(fmt::format("--tower: '{}' is not text or vision", options.tower));
   const text_model text = spec_setups::find_text_model(root, source);
   spec_setups::refuse_unread_rope_keys(root, text, source);
   if (const auto uses_rope = f::boolean(*text.config, source, text.prefix, "rotary"); uses_rope == false)

@@ -29,6 +29,9 @@ class spec_error : public std::runtime_error {
 // Choices made outside the spec file (command-line flags).
 struct spec_options {
   std::string layer_type;  // --layer-type: which per-layer-type RoPE setup to read ("" = none)
+  // --tower: "" or "text" reads the (text) model's RoPE; "vision" the 2-D RoPE of the
+  // config's vision_config (Qwen2-VL/2.5-VL, GLM-4.1V, Pixtral, Llama 4 vision towers).
+  std::string tower = {};
 };
 
 rope_spec read_spec(const std::filesystem::path& file, const spec_options& options = {});

@@ -104,8 +104,8 @@ TEST(SpecReader, ReadsTheScaledModelConfigs) {
   // M-RoPE (Qwen2-VL's "mrope" type) is 1-D frequencies with three position streams.
   const rope_spec vl = read_spec(dir + "Qwen2.5-VL-7B-Instruct.json");
   EXPECT_EQ(type_of(vl.scaling), scaling_type::none);
-  EXPECT_EQ(vl.mrope.section, (std::vector<int>{16, 24, 24}));
-  EXPECT_FALSE(vl.mrope.interleaved);
+  EXPECT_EQ(vl.streams.section, (std::vector<int>{16, 24, 24}));
+  EXPECT_EQ(vl.streams.rule, stream_rule::mrope_sections);
   EXPECT_EQ(type_of(parse_spec(json{{"head_dim", 64}, {"rope_scaling", {{"rope_type", "default"}}}}, "S")
                         .scaling),
             scaling_type::none);

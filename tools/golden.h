@@ -31,4 +31,25 @@ double golden_input(int c);
 // The whole text of one golden file.
 std::string golden_text(const golden_config& config);
 
+// Golden vectors with position streams (M-RoPE, 2-D vision RoPE): a real configuration read
+// from its fixtures/model-configs/ file (`tower` "vision" for a vision tower) and tokens at
+// real image-grid positions, one position per stream each (`why` says how they were made).
+struct stream_golden_config {
+  std::string name;
+  std::string models;
+  std::string config;  // the fixtures/model-configs/ file
+  std::string tower;   // "" (text model) or "vision"
+  std::string why;     // how the positions were made (a header line)
+  std::vector<std::vector<std::int64_t>> tokens;  // per token: one position per stream
+};
+
+std::span<const stream_golden_config> stream_golden_configs();
+
+// The spec a stream golden configuration reads from its config file.
+rope_spec stream_golden_spec(const stream_golden_config& config);
+
+// The whole text of one stream golden file: per token a line 'positions p0 p1 [p2]', then the
+// rotated dims as in golden_text.
+std::string stream_golden_text(const stream_golden_config& config);
+
 }  // namespace ropecheck::golden

@@ -13,5 +13,10 @@ int main(int argc, char** argv) {
     std::ofstream(path, std::ios::binary) << ropecheck::golden::golden_text(config);
     fmt::print("wrote {}\n", path.string());
   }
+  for (const auto& config : ropecheck::golden::stream_golden_configs()) {
+    const auto path = dir / (config.name + ".txt");
+    std::ofstream(path, std::ios::binary) << ropecheck::golden::stream_golden_text(config);
+    fmt::print("wrote {}\n", path.string());
+  }
   return 0;
 }

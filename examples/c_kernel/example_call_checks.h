@@ -1,5 +1,5 @@
 /* example_call_checks.h — what every example kernel checks before it rotates anything: the
- * call's dtype, rotary_dim, pointers, position dtype and range, and that no output partially
+ * call's dtype, rotary_dim, pointers, position dtype, streams and range, and that no output partially
  * overlaps its input (ropecheck gates these: rejects_invalid_calls). Shared by example_rope.c
  * and float32_recipe_rope.c; plain C, static functions, included once per kernel library.
  */
@@ -17,9 +17,20 @@ static int fail(const ropecheck_rope_call* call, int status, const char* message
   return status;
 }
 
-static int64_t position_at(const ropecheck_rope_call* call, int64_t t) {
-  return call->position_dtype == ROPECHECK_DTYPE_INT32 ? ((const int32_t*)call->positions)[t]
-                                                       : ((const int64_t*)call->positions)[t];
+/* Position streams (ABI v2: M-RoPE, 2-D vision): how many the call has, the stream pair j turns
+ * by, and token t's position in a stream. A v1 call ends before the stream fields. */
+static int32_t streams_of(const ropecheck_rope_call* call) {
+  return call->abi_version >= 2 ? call->position_streams : 1;
+}
+
+static int32_t stream_of(const ropecheck_rope_call* call, int64_t j) {
+  return streams_of(call) > 1 ? call->pair_streams[j] : 0;
+}
+
+static int64_t position_at(const ropecheck_rope_call* call, int64_t t, int32_t stream) {
+  const int64_t k = (stream > 0 ? stream * call->position_stream_stride : 0) + t;
+  return call->position_dtype == ROPECHECK_DTYPE_INT32 ? ((const int32_t*)call->positions)[k]
+                                                       : ((const int64_t*)call->positions)[k];
 }
 
 /* Bytes [first, last) a tensor's rows span, to detect a partial overlap of input and output. */
@@ -59,11 +70,23 @@ static int validate_call(const ropecheck_rope_call* call) {
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "null positions/frequencies or negative tokens");
   if (call->position_dtype != ROPECHECK_DTYPE_INT32 && call->position_dtype != ROPECHECK_DTYPE_INT64)
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "positions must be int32 or int64");
-  for (int64_t t = 0; t < call->tokens; ++t) {
-    const int64_t m = position_at(call, t);
-    if (m > ((int64_t)1 << 31) || m < -((int64_t)1 << 31))
-      return fail(call, ROPECHECK_STATUS_OUT_OF_RANGE, "|position| > 2^31");
+  const int32_t streams = streams_of(call);
+  if (streams < 1 || streams > 4)
+    return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "position_streams must be in [1, 4]");
+  if (streams > 1) {
+    if (call->position_stream_stride < 0 || call->pair_streams == NULL)
+      return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT,
+                  "several position streams need a stride >= 0 and pair_streams");
+    for (int64_t j = 0; j < call->rotary_dim / 2; ++j)
+      if (call->pair_streams[j] < 0 || call->pair_streams[j] >= streams)
+        return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "pair_streams names no stream");
   }
+  for (int32_t s = 0; s < streams; ++s)
+    for (int64_t t = 0; t < call->tokens; ++t) {
+      const int64_t m = position_at(call, t, s);
+      if (m > ((int64_t)1 << 31) || m < -((int64_t)1 << 31))
+        return fail(call, ROPECHECK_STATUS_OUT_OF_RANGE, "|position| > 2^31");
+    }
   const int status = check_tensor(call, &call->q);
   if (status != ROPECHECK_STATUS_OK) return status;
   return check_tensor(call, &call->k);

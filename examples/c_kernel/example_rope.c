@@ -16,13 +16,13 @@ static void rotate_tensor(const ropecheck_rope_call* call, const ropecheck_tenso
   const int64_t half = call->rotary_dim / 2;
   const double sign = call->direction == ROPECHECK_DIRECTION_INVERSE ? -1.0 : 1.0;
   for (int64_t token = 0; token < call->tokens; ++token) {
-    const int64_t m = position_at(call, token);
     for (int64_t h = 0; h < t->heads; ++h) {
       const float* x = (const float*)t->input + token * t->input_token_stride + h * t->input_head_stride;
       float* y = (float*)t->output + token * t->output_token_stride + h * t->output_head_stride;
       for (int64_t j = 0; j < half; ++j) {
         const int64_t a = call->pairing == ROPECHECK_PAIRING_ADJACENT ? 2 * j : j;
         const int64_t b = call->pairing == ROPECHECK_PAIRING_ADJACENT ? 2 * j + 1 : j + half;
+        const int64_t m = position_at(call, token, stream_of(call, j)); /* its stream's position */
 #ifdef EXAMPLE_FLOAT32_ANGLES
         const float angle = (float)m * (float)call->inverse_frequencies[j];
         const double c = cosf(angle) * call->attention_factor;

@@ -31,13 +31,13 @@ static void rotate_tensor(const ropecheck_rope_call* call, const ropecheck_tenso
   const float attention = (float)call->attention_factor;
 #endif
   for (int64_t token = 0; token < call->tokens; ++token) {
-    const float m = (float)position_at(call, token);
     for (int64_t h = 0; h < t->heads; ++h) {
       const float* x = (const float*)t->input + token * t->input_token_stride + h * t->input_head_stride;
       float* y = (float*)t->output + token * t->output_token_stride + h * t->output_head_stride;
       for (int64_t j = 0; j < half; ++j) {
         const int64_t a = call->pairing == ROPECHECK_PAIRING_ADJACENT ? 2 * j : j;
         const int64_t b = call->pairing == ROPECHECK_PAIRING_ADJACENT ? 2 * j + 1 : j + half;
+        const float m = (float)position_at(call, token, stream_of(call, j)); /* its stream's */
         const float angle = m * theta[j];
         const float c = cosf(angle) * attention;
         const float s = sign * sinf(angle) * attention;

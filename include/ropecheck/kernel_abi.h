@@ -12,7 +12,8 @@
  * last dimension contiguous) by RoPE:
  *   pair j = (x[2j], x[2j+1]) for ROPECHECK_PAIRING_ADJACENT, (x[j], x[j + rotary_dim/2]) for
  *   ROPECHECK_PAIRING_HALF, for 0 <= j < rotary_dim/2; angle φ = m·θ_j with m the token's
- *   position and θ_j = inverse_frequencies[j];
+ *   position (with several position streams: its position in stream pair_streams[j]) and
+ *   θ_j = inverse_frequencies[j] (a 2-D vision layout's per-pair θ are already in place);
  *   y_a = A·(x_a·cos φ − x_b·sin φ),  y_b = A·(x_b·cos φ + x_a·sin φ),  A = attention_factor;
  *   ROPECHECK_DIRECTION_INVERSE rotates by −φ. Dims past rotary_dim are copied unchanged
  *   (untouched when output == input). Output == input with equal strides means in place; any
@@ -32,7 +33,12 @@
 extern "C" {
 #endif
 
-#define ROPECHECK_KERNEL_ABI_VERSION 1u
+/* Version 2 appended position streams to ropecheck_rope_call (M-RoPE, 2-D vision RoPE). A v1
+ * library (whose ropecheck_kernels(2, …) returns NULL) is still loaded: ropecheck asks it for
+ * version 1 and sends it single-stream calls only, in the v1 layout (the fields before
+ * position_streams). ROPECHECK_KERNEL_ABI_VERSION_1 names that older layout's version. */
+#define ROPECHECK_KERNEL_ABI_VERSION 2u
+#define ROPECHECK_KERNEL_ABI_VERSION_1 1u
 
 enum ropecheck_dtype {
   ROPECHECK_DTYPE_FLOAT32 = 1,
@@ -84,6 +90,12 @@ typedef struct ropecheck_rope_call {
   double attention_factor;       /* multiplies cos and sin; 1 for plain RoPE */
   char* message;                 /* error message out, may be NULL */
   size_t message_capacity;
+  /* Version 2 (absent from a v1 call: read them only when abi_version >= 2). */
+  int32_t position_streams;      /* 1: 1-D RoPE; M-RoPE 3 (t, h, w); 2-D vision 2 (row, col) */
+  int64_t position_stream_stride; /* elements between streams: token i of stream s is
+                                     positions[s * position_stream_stride + i] */
+  const int32_t* pair_streams;   /* rotary_dim/2 entries: pair j turns by the position of stream
+                                    pair_streams[j]; may be NULL when position_streams == 1 */
 } ropecheck_rope_call;
 
 typedef struct ropecheck_kernel {

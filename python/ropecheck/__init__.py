@@ -58,7 +58,8 @@ def load_spec(spec) -> Spec:
 def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "float64"):
     """The 256-bit reference applied to X (``[tokens, heads, head_dim]`` or
     ``[batch, tokens, heads, head_dim]``) at int32/int64 positions (``[tokens]`` or
-    ``[batch, tokens]``), each output rounded once to ``out_dtype`` (float64 or float32): what
+    ``[batch, tokens]``; with an M-RoPE or 2-D vision spec ``[streams, tokens]`` or
+    ``[streams, batch, tokens]``), each output rounded once to ``out_dtype`` (float64 or float32): what
     ``ropecheck reference`` writes. ``form``: elementwise, complex or matrix."""
     xa, xd = _raw_array(x, "x")
     pa, pd = _raw_array(positions, "positions")

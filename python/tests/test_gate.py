@@ -11,7 +11,12 @@ import ropecheck
 from numpy_rope import rope_numpy
 from ropecheck.testing import assert_rope_correct
 
-SKIPPED = {"in_place_equals_out_of_place", "layout_invariant", "rejects_invalid_calls"}
+SKIPPED = {"in_place_equals_out_of_place", "layout_invariant", "rejects_invalid_calls",
+           # position streams: the bridge passes one position per token
+           "streams_equal_one_d", "streams_within_bound_of_reference", "streams_norm_preserved",
+           "streams_layout_invariance"}
+# Run only on kernels that declare one rounding per output (fast::kernel_info::rounds_once).
+NOT_CLAIMED = {"rounded_once_within_half_ulp"}
 
 
 def test_correct_kernel_passes_every_property_it_can_be_held_to():
