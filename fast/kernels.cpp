@@ -209,6 +209,7 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       chunk.heads = t->heads;
       chunk.head_dim = call.head_dim;
       chunk.pairs = pairs;
+      chunk.output_scale = call.output_scale;
       chunk.cos_sin_rows = rows;
       chunk.precise_rows = rows64;
       chunk.input = static_cast<const std::byte*>(t->input) + first * t->input_token_stride * element;
