@@ -201,7 +201,8 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
                               .entry = call_abi_kernel,
                               .context = &state->kernels[i],
                               .rounds_once = false,
-                              .multi_stream = version >= 2});
+                              .multi_stream = version >= 2,
+                              .takes_output_scale = version >= 2});
   }
   library.state_ = std::move(state);
   return library;

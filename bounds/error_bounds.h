@@ -204,16 +204,19 @@ inline bool is_power_of_two(double v) {
   int e = 0;
   return v > 0 && std::isfinite(v) && std::frexp(v, &e) == 0.5;
 }
+// fl(ŷ/σ)'s own error, |ŷ| ≤ `magnitude` (A·r + W): 0 at σ = 1, underflow only for 2^k.
+inline double output_scale_division(double output_scale, double magnitude) {
+  if (output_scale == 1) return 0;
+  if (is_power_of_two(output_scale)) return 0x1p-150;
+  return float32_unit_roundoff * magnitude / output_scale + 0x1p-150;
+}
 inline double scaled_output_bound(dtype storage, double pair_norm, std::int64_t position,
                                   double theta, double stored, double output_scale,
                                   const attention_scale& a) {
   const double working = working_output_bound(pair_norm, position, theta, a);
-  if (output_scale == 1) return working + store_half_spacing(storage, stored);
-  const double division =
-      is_power_of_two(output_scale)
-          ? 0x1p-150
-          : float32_unit_roundoff * (a.factor * pair_norm + working) / output_scale + 0x1p-150;
-  return working / output_scale + division + store_half_spacing(storage, stored);
+  return working / output_scale +
+         output_scale_division(output_scale, a.factor * pair_norm + working) +
+         store_half_spacing(storage, stored);
 }
 
 // The oracle's own error (bounds/double_tier_bound.h, docs/double-tier.md: 3·2^-53·A·r), added to

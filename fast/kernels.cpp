@@ -300,7 +300,7 @@ const kernel_info* find_kernel(std::string_view name) {
 
 status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
                     void* y, std::int64_t heads, std::span<const std::int64_t> positions,
-                    direction dir) {
+                    direction dir, float output_scale) {
   if (spec.rotary_dim < 2 || spec.rotary_dim % 2 != 0 || spec.rotary_dim > spec.head_dim) {
     return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
                    std::to_string(spec.rotary_dim));
@@ -316,10 +316,11 @@ status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype stor
   auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
   const std::vector<std::int32_t> map = pair_streams(spec.streams, spec.rotary_dim);
-  const rope_call call = with_streams(
+  rope_call call = with_streams(
       make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
                 packed_tensor(x, y, heads, spec.head_dim), {}, dir),
       positions, streams, map);
+  call.output_scale = output_scale;
   return kernel.apply(call, *angles.value);
 }
 

@@ -625,6 +625,7 @@ void output_scale_within_bound(const fast::kernel_info& kernel, dtype storage,
 }
 
 bool rounds_once(const fast::kernel_info& kernel) { return kernel.rounds_once; }
+bool takes_output_scale(const fast::kernel_info& kernel) { return kernel.takes_output_scale; }
 
 constexpr kernel_property_definition accuracy_list[] = {
     {"within_bound_of_reference",
@@ -652,7 +653,8 @@ constexpr kernel_property_definition accuracy_list[] = {
      "fp8 with a per-call output scale s (powers of two and general values): every Q and K output "
      "within the derived bound of sat(y_exact/s), pass-through dims round(x/s); other dtypes "
      "refuse s != 1 (docs/error-bounds.md §19)",
-     120, deep_cases_per_property, true, output_scale_within_bound},
+     120, deep_cases_per_property, true, output_scale_within_bound, takes_output_scale,
+     "the kernel takes no output scale (a C ABI v1 library, a Python kernel)"},
 };
 
 }  // namespace
