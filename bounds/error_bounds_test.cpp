@@ -90,7 +90,9 @@ TEST(error_bounds, output_scale_division_bounds_the_float32_division) {
     const double error = static_cast<double>(std::fabs(static_cast<long double>(y / sigma) - exact));
     rounded += error > 0;
     ASSERT_LE(error, output_scale_division(sigma, std::fabs(y))) << y << " / " << sigma;
-    if (is_power_of_two(sigma) && std::fabs(exact) >= 0x1p-126L) ASSERT_EQ(error, 0) << y << " / " << sigma;
+    if (is_power_of_two(sigma) && std::fabs(exact) >= 0x1p-126L) {
+      ASSERT_EQ(error, 0) << y << " / " << sigma;
+    }
   }
   EXPECT_GT(rounded, 10000) << "general scales must round the quotient";
   const attention_scale a = attention_scale_for(1);

@@ -591,7 +591,7 @@ void output_scale_within_bound(const fast::kernel_info& kernel, dtype storage,
   }
   apply_or_fail(kernel, call, angles);
 
-  const reference::double_tier tier = oracle_tier(settings, c);
+  const reference::double_tier tier = oracle_tier(c);
   const bounds::attention_scale scale = c.scale();
   std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
   first_violation violation;
