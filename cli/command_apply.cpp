@@ -24,14 +24,14 @@ struct apply_options {
   std::string out;
   std::string dtype_name;
   std::string kernel_library;  // --kernel-lib: the kernel is looked up there
-  std::string output_scale;    // --output-scale: fp8 outputs stored as round(y / S)
+  std::optional<std::string> output_scale;    // --output-scale: fp8 outputs stored as round(y / S)
 };
 
 int run_apply(apply_options options) {
   check_npy_output(options.out, options.inputs);
   if (!options.dtype_name.empty()) options.inputs.raw16 = parse_dtype(options.dtype_name);
   const float output_scale =
-      options.output_scale.empty() ? 1.0f : output_scale_flag("--output-scale", options.output_scale);
+      !options.output_scale ? 1.0f : output_scale_flag("--output-scale", *options.output_scale);
   std::optional<abi::kernel_library> library;
   const fast::kernel_info* kernel = nullptr;
   if (options.kernel_library.empty()) {
@@ -52,7 +52,7 @@ int run_apply(apply_options options) {
                    "kernels take float32, float16, bfloat16, float8_e4m3fn or float8_e5m2");
   if (output_scale != 1.0f && !is_float8(in.x.type))
     throw bad_input("--output-scale", fmt::format("applies to fp8 storage only, X is {}", to_string(in.x.type)),
-                    options.output_scale, "pass --dtype float8_e4m3fn|float8_e5m2 with fp8 bits");
+                    *options.output_scale, "pass --dtype float8_e4m3fn|float8_e5m2 with fp8 bits");
   if (kernel->strategy == fast::angle_strategy::cache) {
     // The kernel's float32 table covers positions 0 … max position, and is refused past
     // fast::max_cache_floats: name the position rather than the kernel's table size.

@@ -12,6 +12,8 @@
 
 #include "audit/audit.h"
 #include "cli/audit_input.h"
+#include <optional>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/flag_values.h"
@@ -28,7 +30,7 @@ struct audit_options {
   std::optional<std::string> y_name;
   std::string dtype_name;
   std::optional<double> tolerance;
-  std::string output_scale;  // --output-scale S: Y holds fp8 round(y / S)
+  std::optional<std::string> output_scale;  // --output-scale S: Y holds fp8 round(y / S)
   reports::report_paths paths;
 };
 
@@ -69,7 +71,7 @@ int run_audit_command(audit_options o) {
   tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
   const audit::audit_input input =
       make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance,
-                       o.output_scale.empty() ? 1.0f : output_scale_flag("--output-scale", o.output_scale));
+                       !o.output_scale ? 1.0f : output_scale_flag("--output-scale", *o.output_scale));
   progress_meter meter;
   reports::audit_report report = audit::run_audit(input, std::ref(meter));
   report.tool_version = ROPECHECK_VERSION;

@@ -3,6 +3,8 @@
 //                     [--output-scale S]
 // Applies the 256-bit reference to every head vector of X at its token's position and writes
 // the result rounded once to the output dtype.
+#include <optional>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/flag_values.h"
@@ -18,13 +20,13 @@ struct reference_options {
   std::string out;
   std::string form = "elementwise";
   std::string out_dtype = "float64";
-  std::string output_scale;  // --output-scale S: write y / S
+  std::optional<std::string> output_scale;  // --output-scale S: write y / S
 };
 
 int run_reference(const reference_options& options) {
   check_npy_output(options.out, options.inputs);
   const float output_scale =
-      options.output_scale.empty() ? 1.0f : output_scale_flag("--output-scale", options.output_scale);
+      !options.output_scale ? 1.0f : output_scale_flag("--output-scale", *options.output_scale);
   const rope_inputs in = read_rope_inputs(options.inputs);
   write_npy(options.out, reference_tensor(in, options.inputs.x, options.form,
                                           *parse_dtype(options.out_dtype), output_scale));
