@@ -16,7 +16,8 @@
 #include "reference/test_support.h"
 #include "spec/spec_reader.h"
 
-#include <nlohmann/json.hpp>
+#include <filesystem>
+#include <fstream>
 
 namespace ropecheck::reference {
 namespace {
@@ -189,12 +190,15 @@ TEST(DoubleTierStreams, RowsComeFromEachPairsStreamWithinTheTiersBound) {
 // 4096, 32 heads, partial_rotary_factor 0.5, rope_theta 10000, mrope_section [8, 12, 12]); no
 // copy of that model's config.json with a citable source was found, so they are not a fixture.
 TEST(ReferenceMRope, Glm41vTextRopeFollowsItsModelingCode) {
-  const auto spec = parse_spec(nlohmann::json::parse(R"({
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("ropecheck_glm4v_" + std::to_string(std::random_device{}()) + ".json");
+  std::ofstream(file) << R"({
       "model_type": "glm4v",
       "text_config": {"model_type": "glm4v_text", "hidden_size": 4096, "num_attention_heads": 32,
                       "partial_rotary_factor": 0.5, "rope_theta": 10000.0,
-                      "rope_scaling": {"rope_type": "default", "mrope_section": [8, 12, 12]}}})"),
-                               "glm4v.json");
+                      "rope_scaling": {"rope_type": "default", "mrope_section": [8, 12, 12]}}})";
+  const rope_spec spec = read_spec(file);
+  std::filesystem::remove(file);
   ASSERT_EQ(spec.head_dim, 128);
   ASSERT_EQ(spec.rotary_dim, 64);
   ASSERT_EQ(spec.pair, pairing::adjacent);
