@@ -372,6 +372,14 @@ TEST_F(Audit, IdentifyNamesTheStreamLayout) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(path("text.npy") + ": values: hold equal streams in every row"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(path("none.json")));
+
+  // A 4-D X of batch 3 with [3, tokens] positions: one-stream positions per batch row, or three
+  // streams? Refused, naming --streams.
+  write_npy(path("xb.npy"), from_float64(random_inputs(3 * static_cast<std::size_t>(tokens) * heads * head_dim),
+                                         {3, tokens, heads, head_dim}, dtype::float32));
+  r = run("identify --x " + path("xb.npy") + " --pos " + path("grid.npy") + " --y " + path("xb.npy"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("say which with --streams 1 or --streams 3"), std::string::npos) << r.output;
 }
 
 TEST_F(Audit, BadInputIsExitTwo) {
