@@ -5,8 +5,9 @@
 //
 // Per step, 2·lanes(double) elements of a half (half-split) or of the row (adjacent): loaded as
 // storage elements, widened exactly to double, rotated in double, and rounded once: float32 by
-// the double→float conversion (nearest even), float16/bfloat16 by round-to-odd to float32 and
-// then the format's nearest-even conversion (precise_rotation.h says why that is one rounding).
+// the double→float conversion (nearest even), float16/bfloat16/fp8 by round-to-odd to float32
+// and then the format's nearest-even conversion, fp8 saturating (precise_rotation.h says why
+// that is one rounding).
 // The per-token rows are arranged once per token for all heads, as in rotation_simd.cpp: s
 // negated for the inverse, and for adjacent rows c duplicated per pair and s with the even
 // lanes negated, so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula.
@@ -29,6 +30,8 @@
 
 #include "fast/cos_sin_polynomial.h"
 #include "fast/precise_rotation.h"
+// Per target, after highway.h: detail::HWY_NAMESPACE::float8_io (rotation_simd.cpp's fp8 codec).
+#include "fast/float8_simd-inl.h"
 
 // Its own namespace: rotation_simd.cpp's per-target names (rotate_chunk, float32_io, ...)
 // live in detail::HWY_NAMESPACE.
@@ -222,6 +225,29 @@ struct bfloat16_io {
   }
 };
 
+// float8_e4m3fn / float8_e5m2: loads by rotation_simd.cpp's table lookup (exact in float, then
+// in double); stores round to odd in float32 (p = 4 or 3 ≤ 22, and fp8's smallest subnormal,
+// 2^-9 or 2^-16, is far above float32's, so values below 2^-126 store as ±0 either way: no
+// subnormal check) and then take float8_io's saturating nearest-even encoder — the same bits
+// as numeric/fp8.h's encoder applied to the double (precise_rotation.h). 8-bit stores are too
+// small to stream (as in rotation_simd.cpp): store2 ignores kStream.
+template <dtype T>
+struct precise_float8_io {
+  using element = std::uint8_t;
+  using codec = ::ropecheck::fast::detail::HWY_NAMESPACE::float8_io<T>;
+  static hn::Vec<double_tag> load(double_tag d, const element* p) {
+    return hn::PromoteTo(d, codec::load(half_float_tag(), p));
+  }
+  template <bool>
+  static void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1, element* p) {
+    const float_tag df;
+    const hn::Rebind<element, float_tag> d8;
+    const hn::RebindToSigned<float_tag> di;
+    const auto odd = hn::Combine(df, round_to_odd<false>(d, y1), round_to_odd<false>(d, y0));
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codec::bits(df, odd))), d8, p);
+  }
+};
+
 // The token's double c and s arranged for the loops (see the banner); returns the pairs the
 // vector loops cover.
 std::int64_t arrange_row(const double* cos_sin, std::int64_t pairs, bool adjacent, bool inverse,
@@ -357,6 +383,8 @@ void rotate_chunk(const rotation_chunk& chunk) {
   switch (chunk.storage) {
     case dtype::float16: return rotate_chunk_io<float16_io>(chunk);
     case dtype::bfloat16: return rotate_chunk_io<bfloat16_io>(chunk);
+    case dtype::float8_e4m3fn: return rotate_chunk_typed<precise_float8_io<dtype::float8_e4m3fn>, false>(chunk);
+    case dtype::float8_e5m2: return rotate_chunk_typed<precise_float8_io<dtype::float8_e5m2>, false>(chunk);
     default: return rotate_chunk_io<float32_io>(chunk);
   }
 }

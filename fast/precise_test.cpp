@@ -37,11 +37,12 @@ std::vector<double> near_midpoints(int p, std::uint32_t seed, int count) {
 
 TEST(round_to_odd_float, then_nearest_even_is_one_rounding) {
   for (dtype storage : storage_dtypes()) {
-    if (is_float8(storage)) continue;  // the precise kernels do not store fp8 yet
     const int p = precision_bits(storage);
     for (double base : near_midpoints(p, 7, 300)) {
-      // Normal, subnormal and overflowing binades of every storage dtype, both signs.
-      for (int e : {0, -3, 7, -14, -20, -24, -25, 15, 16, -126, -130, -140, -149, -150, 127, 128}) {
+      // Normal, subnormal and overflowing (fp8: saturating) binades of every storage dtype,
+      // both signs.
+      for (int e : {0, -3, 7, 8, 9, -6, -7, -9, -10, -14, -16, -17, -20, -24, -25, 15, 16, -126,
+                    -130, -140, -149, -150, 127, 128}) {
         for (double sign : {1.0, -1.0}) {
           const double y = sign * std::ldexp(base, e);
           std::byte out[4];
@@ -76,9 +77,12 @@ TEST_P(precise_on_every_target, outputs_are_rounded_once) {
     for (dtype storage : storage_dtypes()) {
       if (!k.supports(storage)) continue;
       const int p = precision_bits(storage);
-      // The smallest subnormal of the dtype: no input is zero (whose sign is convention).
-      const int min_exponent = storage == dtype::float16 ? -24 : storage == dtype::bfloat16 ? -133 : -149;
-      const int max_exponent = storage == dtype::float16 ? 15 : 127;
+      // From the dtype's smallest subnormal (no input is zero, whose sign is convention) to
+      // its top binade: with A up to 2, outputs overflow — fp8 saturates at ±max, and its
+      // store is checked against round_to_storage's saturating encoder.
+      const float_format format = format_of(storage);
+      const int min_exponent = format.min_normal_exponent - (format.precision_bits - 1);
+      const int max_exponent = format.max_exponent();
       buffer x(storage, tokens * d);
       for (std::int64_t i = 0; i < x.count; ++i) {
         const int e = min_exponent + static_cast<int>((i * 37) % (max_exponent - min_exponent + 1));
