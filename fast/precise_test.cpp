@@ -88,6 +88,7 @@ TEST_P(precise_on_every_target, outputs_are_rounded_once) {
         const int e = min_exponent + static_cast<int>((i * 37) % (max_exponent - min_exponent + 1));
         x.set(i, (i % 3 == 0 ? -1.0f : 1.0f) * std::ldexp(1.0f, e));
       }
+      std::int64_t saturated = 0;
       for (double a : near_midpoints(p, 11, 12)) {
         rope_frequencies f = unscaled_frequencies(make_spec(d, d, 1e4, pairing::half_split));
         f.attention_factor = a;
@@ -100,11 +101,16 @@ TEST_P(precise_on_every_target, outputs_are_rounded_once) {
           for (std::int64_t i = 0; i < x.count; ++i) {
             const double expected = round_to_storage(storage, static_cast<double>(x.get(i)) * a);
             const double got = y.get(i);
+            saturated += is_float8(storage) &&
+                         std::fabs(static_cast<double>(x.get(i)) * a) > format.max_finite();
             ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
                 << GetParam() << " " << name << " " << to_string(storage) << " "
                 << to_string(pair) << " x = " << x.get(i) << " A = " << std::hexfloat << a;
           }
         }
+      }
+      if (is_float8(storage)) {
+        EXPECT_GT(saturated, 0) << name << ": fp8 saturation not exercised";
       }
     }
   }
