@@ -13,7 +13,6 @@
 #define ROPECHECK_FAST_FLOAT8_SIMD_INL_H_
 #endif
 
-#include <array>
 #include <cstdint>
 
 #include <hwy/highway.h>
@@ -29,8 +28,7 @@ namespace hn = hwy::HWY_NAMESPACE;  // the same alias as the including files
 // The portable targets (EMU128, SCALAR) run the scalar loops and need no vector codec.
 #if HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
 
-// float8_e4m3fn / float8_e5m2 (numeric/fp8.h): loads look each byte up in a 256-entry float
-// table (a gather), stores round in float32 arithmetic — bit for bit numeric/fp8.h's saturating
+// float8_e4m3fn / float8_e5m2 (numeric/fp8.h): loads decode the fields (see load), stores round in float32 arithmetic — bit for bit numeric/fp8.h's saturating
 // RNE encoder:
 //   a = min(|v|, max)                       saturation (±inf too); NaN handled last
 //   q = 2^(max(e(a), emin) − p + 1)         the fp8 spacing at a (e = a's binade)
@@ -46,19 +44,31 @@ struct float8_io {
   static constexpr fp8_detail::format8 f = fp8_detail::format8_of(T);
   static constexpr int stored_bits = f.precision_bits - 1;
 
-  static const float* table() {
-    alignas(64) static constexpr auto values = [] {
-      std::array<float, 256> t{};
-      for (unsigned b = 0; b < 256; ++b) t[b] = float8_bits_to_float(T, static_cast<std::uint8_t>(b));
-      return t;
-    }();
-    return values.data();
-  }
+  // Decode by arithmetic, not a table gather (a 16-lane gather alone costs more than the
+  // whole rotation): the magnitude bits moved to the top of float32's fields read as a float
+  // whose exponent is biased by 127 instead of the format's 1 − emin, so a multiplication by
+  // 2^(127 − (1 − emin)) gives the value, exactly, subnormals included (a float32 subnormal
+  // times a power of two in range is exact). Magnitudes past max are ±inf (e5m2, zero
+  // mantissa) or NaN as numeric/fp8.h's float8_bits_to_float writes it: quiet, payload on top.
   template <class D>
   static hn::Vec<D> load(D d, const element* p) {
-    const hn::RebindToSigned<D> di;
-    const auto index = hn::PromoteTo(di, hn::LoadU(hn::Rebind<element, D>(), p));
-    return hn::GatherIndex(d, table(), index);
+    const hn::RebindToUnsigned<D> du;
+    const hn::RebindToSigned<D> di;  // magnitudes < 128: the signed compare is exact
+    const auto byte = hn::PromoteTo(du, hn::LoadU(hn::Rebind<element, D>(), p));
+    const auto sign = hn::ShiftLeft<24>(hn::And(byte, hn::Set(du, 0x80u)));
+    const auto magnitude = hn::And(byte, hn::Set(du, 0x7Fu));
+    const auto moved = hn::BitCast(d, hn::ShiftLeft<23 - stored_bits>(magnitude));
+    constexpr int bias_gap = 127 - (1 - f.min_normal_exponent);
+    const auto scale = hn::BitCast(d, hn::Set(du, static_cast<std::uint32_t>(127 + bias_gap) << 23));
+    const auto finite = hn::Mul(moved, scale);  // × 2^bias_gap
+    const auto mantissa = hn::And(magnitude, hn::Set(du, (1u << stored_bits) - 1));
+    auto special = hn::Or(hn::Set(du, 0x7FC00000u), hn::ShiftLeft<23 - stored_bits>(mantissa));
+    if constexpr (f.has_infinity) {
+      special = hn::IfThenElse(hn::Eq(mantissa, hn::Zero(du)), hn::Set(du, 0x7F800000u), special);
+    }
+    const auto past_max = hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, f.max_finite_bits)));
+    const auto value = hn::IfThenElse(past_max, special, hn::BitCast(du, finite));
+    return hn::BitCast(d, hn::Or(value, sign));
   }
   template <class D>
   static hn::Vec<hn::RebindToUnsigned<D>> bits(D d, hn::Vec<D> v) {
