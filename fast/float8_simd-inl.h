@@ -44,32 +44,37 @@ struct float8_io {
   static constexpr fp8_detail::format8 f = fp8_detail::format8_of(T);
   static constexpr int stored_bits = f.precision_bits - 1;
 
-  // Decode by arithmetic, not a table gather (a 16-lane gather alone costs more than the
-  // whole rotation): the magnitude bits moved to the top of float32's fields read as a float
-  // whose exponent is biased by 127 instead of the format's 1 − emin, so a multiplication by
-  // 2^(127 − (1 − emin)) gives the value, exactly, subnormals included (a float32 subnormal
-  // times a power of two in range is exact). Magnitudes past max are ±inf (e5m2, zero
-  // mantissa) or NaN as numeric/fp8.h's float8_bits_to_float writes it: quiet, payload on top.
+  // Decode by integer arithmetic, not a table gather (a 16-lane gather alone costs more than
+  // the whole rotation), and without float32 subnormal operands (each costs a microcode assist):
+  //   normal (exponent field ≠ 0): the magnitude bits moved to the top of float32's fields,
+  //       the exponent re-biased from 1 − emin to 127 by an integer add;
+  //   subnormal: mantissa · 2^(emin − p + 1), an exact int→float conversion and product;
+  //   past max: ±inf (e5m2, zero mantissa) or NaN as numeric/fp8.h's float8_bits_to_float
+  //       writes it — quiet, payload on top.
   template <class D>
   static hn::Vec<D> load(D d, const element* p) {
     const hn::RebindToUnsigned<D> du;
-    const hn::RebindToSigned<D> di;  // magnitudes < 128: the signed compare is exact
+    const hn::RebindToSigned<D> di;  // magnitudes < 128: signed compares are exact
     const auto byte = hn::PromoteTo(du, hn::LoadU(hn::Rebind<element, D>(), p));
     const auto sign = hn::ShiftLeft<24>(hn::And(byte, hn::Set(du, 0x80u)));
     const auto magnitude = hn::And(byte, hn::Set(du, 0x7Fu));
-    const auto moved = hn::BitCast(d, hn::ShiftLeft<23 - stored_bits>(magnitude));
-    constexpr int bias_gap = 127 - (1 - f.min_normal_exponent);
-    const auto scale = hn::BitCast(d, hn::Set(du, static_cast<std::uint32_t>(127 + bias_gap) << 23));
-    const auto finite = hn::Mul(moved, scale);  // × 2^bias_gap
     const auto mantissa = hn::And(magnitude, hn::Set(du, (1u << stored_bits) - 1));
+    constexpr std::uint32_t bias_gap = static_cast<std::uint32_t>(127 - (1 - f.min_normal_exponent));
+    const auto normal = hn::Add(hn::ShiftLeft<23 - stored_bits>(magnitude), hn::Set(du, bias_gap << 23));
+    const float subnormal_unit = 1.0f / static_cast<float>(1u << (stored_bits - f.min_normal_exponent));
+    const auto subnormal =
+        hn::BitCast(du, hn::Mul(hn::ConvertTo(d, hn::BitCast(di, mantissa)), hn::Set(d, subnormal_unit)));
+    const auto is_subnormal =
+        hn::RebindMask(du, hn::Lt(hn::BitCast(di, magnitude), hn::Set(di, 1 << stored_bits)));
     auto special = hn::Or(hn::Set(du, 0x7FC00000u), hn::ShiftLeft<23 - stored_bits>(mantissa));
     if constexpr (f.has_infinity) {
       special = hn::IfThenElse(hn::Eq(mantissa, hn::Zero(du)), hn::Set(du, 0x7F800000u), special);
     }
     const auto past_max = hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, f.max_finite_bits)));
-    const auto value = hn::IfThenElse(past_max, special, hn::BitCast(du, finite));
+    const auto value = hn::IfThenElse(past_max, special, hn::IfThenElse(is_subnormal, subnormal, normal));
     return hn::BitCast(d, hn::Or(value, sign));
   }
+
   template <class D>
   static hn::Vec<hn::RebindToUnsigned<D>> bits(D d, hn::Vec<D> v) {
     const hn::RebindToUnsigned<D> du;
