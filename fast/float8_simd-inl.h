@@ -13,6 +13,7 @@
 #define ROPECHECK_FAST_FLOAT8_SIMD_INL_H_
 #endif
 
+#include <array>
 #include <cstdint>
 
 #include <hwy/highway.h>
@@ -28,7 +29,8 @@ namespace hn = hwy::HWY_NAMESPACE;  // the same alias as the including files
 // The portable targets (EMU128, SCALAR) run the scalar loops and need no vector codec.
 #if HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
 
-// float8_e4m3fn / float8_e5m2 (numeric/fp8.h): loads decode the fields (see load), stores round in float32 arithmetic — bit for bit numeric/fp8.h's saturating
+// float8_e4m3fn / float8_e5m2 (numeric/fp8.h): loads look each byte up in a 256-entry float
+// table (a gather), stores round in float32 arithmetic — bit for bit numeric/fp8.h's saturating
 // RNE encoder:
 //   a = min(|v|, max)                       saturation (±inf too); NaN handled last
 //   q = 2^(max(e(a), emin) − p + 1)         the fp8 spacing at a (e = a's binade)
@@ -44,37 +46,20 @@ struct float8_io {
   static constexpr fp8_detail::format8 f = fp8_detail::format8_of(T);
   static constexpr int stored_bits = f.precision_bits - 1;
 
-  // Decode by integer arithmetic, not a table gather (a 16-lane gather alone costs more than
-  // the whole rotation), and without float32 subnormal operands (each costs a microcode assist):
-  //   normal (exponent field ≠ 0): the magnitude bits moved to the top of float32's fields,
-  //       the exponent re-biased from 1 − emin to 127 by an integer add;
-  //   subnormal: mantissa · 2^(emin − p + 1), an exact int→float conversion and product;
-  //   past max: ±inf (e5m2, zero mantissa) or NaN as numeric/fp8.h's float8_bits_to_float
-  //       writes it — quiet, payload on top.
+  static const float* table() {
+    alignas(64) static constexpr auto values = [] {
+      std::array<float, 256> t{};
+      for (unsigned b = 0; b < 256; ++b) t[b] = float8_bits_to_float(T, static_cast<std::uint8_t>(b));
+      return t;
+    }();
+    return values.data();
+  }
   template <class D>
   static hn::Vec<D> load(D d, const element* p) {
-    const hn::RebindToUnsigned<D> du;
-    const hn::RebindToSigned<D> di;  // magnitudes < 128: signed compares are exact
-    const auto byte = hn::PromoteTo(du, hn::LoadU(hn::Rebind<element, D>(), p));
-    const auto sign = hn::ShiftLeft<24>(hn::And(byte, hn::Set(du, 0x80u)));
-    const auto magnitude = hn::And(byte, hn::Set(du, 0x7Fu));
-    const auto mantissa = hn::And(magnitude, hn::Set(du, (1u << stored_bits) - 1));
-    constexpr std::uint32_t bias_gap = static_cast<std::uint32_t>(127 - (1 - f.min_normal_exponent));
-    const auto normal = hn::Add(hn::ShiftLeft<23 - stored_bits>(magnitude), hn::Set(du, bias_gap << 23));
-    const float subnormal_unit = 1.0f / static_cast<float>(1u << (stored_bits - f.min_normal_exponent));
-    const auto subnormal =
-        hn::BitCast(du, hn::Mul(hn::ConvertTo(d, hn::BitCast(di, mantissa)), hn::Set(d, subnormal_unit)));
-    const auto is_subnormal =
-        hn::RebindMask(du, hn::Lt(hn::BitCast(di, magnitude), hn::Set(di, 1 << stored_bits)));
-    auto special = hn::Or(hn::Set(du, 0x7FC00000u), hn::ShiftLeft<23 - stored_bits>(mantissa));
-    if constexpr (f.has_infinity) {
-      special = hn::IfThenElse(hn::Eq(mantissa, hn::Zero(du)), hn::Set(du, 0x7F800000u), special);
-    }
-    const auto past_max = hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, f.max_finite_bits)));
-    const auto value = hn::IfThenElse(past_max, special, hn::IfThenElse(is_subnormal, subnormal, normal));
-    return hn::BitCast(d, hn::Or(value, sign));
+    const hn::RebindToSigned<D> di;
+    const auto index = hn::PromoteTo(di, hn::LoadU(hn::Rebind<element, D>(), p));
+    return hn::GatherIndex(d, table(), index);
   }
-
   template <class D>
   static hn::Vec<hn::RebindToUnsigned<D>> bits(D d, hn::Vec<D> v) {
     const hn::RebindToUnsigned<D> du;

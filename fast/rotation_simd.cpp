@@ -9,7 +9,7 @@
 // so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula (bfloat16 instead
 // splits each step into its a and b lanes: bfloat16_even_odd). Conversions: float16 by F16C
 // (vcvtps2ph, immediate rounding = nearest even); bfloat16 by our own round-to-nearest-even,
-// as Highway 1.0.3's DemoteTo truncates; fp8 by field arithmetic (load) and float32
+// as Highway 1.0.3's DemoteTo truncates; fp8 by a table lookup (load) and float32
 // rounding arithmetic (store), see float8_io.
 // Large out-of-place outputs use non-temporal stores: the output is not re-read here, and
 // skipping the read-for-ownership of each destination line saves a third of the traffic.

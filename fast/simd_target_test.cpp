@@ -104,8 +104,7 @@ TEST_P(every_simd_target, agrees_bit_for_bit_with_the_scalar_loop) {
   }
 }
 
-// The SIMD fp8 loads decode fields arithmetically (fast/float8_simd-inl.h): every one of the
-// 256 byte values of each format — zeros, subnormals, max, e5m2's infinities, the NaNs — read
+// The SIMD fp8 load and store (fast/float8_simd-inl.h): every one of the 256 byte values of each format — zeros, subnormals, max, e5m2's infinities, the NaNs — read
 // and rotated, paired with many others, gives the scalar loop's bits (its load is numeric/fp8.h's
 // decoder). Position 0 (the identity) stores each input back through the encoder too. A NaN's
 // sign and payload after arithmetic are not part of the contract (expect_same).
