@@ -249,10 +249,21 @@ struct precise_float8_io {
 };
 
 // The token's double c and s arranged for the loops (see the banner); returns the pairs the
-// vector loops cover.
+// vector loops cover. c and s point at the arranged rows: the token's own row as it is for a
+// forward half-split call (nothing to arrange: the copy would be a serial pass the memory-bound
+// loop does not hide), else at `buffer`.
 std::int64_t arrange_row(const double* cos_sin, std::int64_t pairs, bool adjacent, bool inverse,
-                         double* c, double* s) {
+                         double* buffer, const double*& c_out, const double*& s_out) {
   const std::int64_t step = 2 * static_cast<std::int64_t>(hn::Lanes(double_tag()));
+  double* c = buffer;
+  double* s = buffer + 2 * pairs;
+  c_out = c;
+  s_out = s;
+  if (!adjacent && !inverse) {
+    c_out = cos_sin;
+    s_out = cos_sin + pairs;
+    return pairs - pairs % step;
+  }
   if (!adjacent) {
     for (std::int64_t j = 0; j < pairs; ++j) {
       c[j] = cos_sin[j];
@@ -341,11 +352,12 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
   std::int64_t ahead_token = rows_ahead / chunk.heads;
   std::int64_t ahead_head = rows_ahead % chunk.heads;
   auto buffer = hwy::AllocateAligned<double>(static_cast<std::size_t>(4 * chunk.pairs));
-  double* c = buffer.get();
-  double* s = buffer.get() + 2 * chunk.pairs;
+  const double* c = nullptr;
+  const double* s = nullptr;
   for (std::int64_t t = 0; t < chunk.tokens; ++t) {
     const double* cos_sin = chunk.precise_rows[t];
-    const std::int64_t vector_pairs = arrange_row(cos_sin, chunk.pairs, adjacent, chunk.inverse, c, s);
+    const std::int64_t vector_pairs =
+        arrange_row(cos_sin, chunk.pairs, adjacent, chunk.inverse, buffer.get(), c, s);
     for (std::int64_t h = 0; h < chunk.heads; ++h) {
       const auto* in = reinterpret_cast<const element*>(chunk.input) +
                        t * chunk.input_token_stride + h * chunk.input_head_stride;
@@ -363,7 +375,7 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
       }
       const auto* in_bytes = reinterpret_cast<const std::byte*>(in);
       auto* out_bytes = reinterpret_cast<std::byte*>(out);
-      rotate_row_precise(chunk, cos_sin, in_bytes, out_bytes, vector_pairs);
+      if (vector_pairs < chunk.pairs) rotate_row_precise(chunk, cos_sin, in_bytes, out_bytes, vector_pairs);
       copy_pass_through(chunk, in_bytes, out_bytes);
     }
   }
