@@ -1,12 +1,11 @@
 // ropecheck_property_benchmarks: kernel-property cases per second (issue 17 §2), each property
-// run as check_kernel_property runs it in the gate, with the oracle's cos/sin tables built
-// afresh at 266 bits for every case (oracle_tables::per_case, the path before) and taken from
-// the double-tier memo (oracle_tables::memoized), in the same run. Every run starts with a cold
-// memo, as a new gate or ctest process does. One iteration is one property on one kernel over
-// its three dtypes, --cases=N cases each (RC_PARAMS max_success; default 300), every catalog
-// property but call_size_invariant (below). CPU time: the
-// properties run on one thread. scripts/property-case-figures.py turns the output into the
-// README table (per property and the mean cost of a case, old / new).
+// run as check_kernel_property runs it in the gate. Every run starts with a cold oracle memo,
+// as a new gate or ctest process does. One iteration is one property on one kernel over the
+// three dtypes float32/float16/bfloat16, --cases=N cases each (RC_PARAMS max_success; default
+// 300), every catalog property but call_size_invariant (below). CPU time: the properties run
+// on one thread. scripts/property-case-figures.py runs this binary and the same benchmark
+// built from the tree before issue 17 §2 (its per-case oracle path), alternately in one run,
+// and turns both into the README table.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -22,9 +21,8 @@ namespace ropecheck::properties {
 namespace {
 
 void property_cases(benchmark::State& state, const fast::kernel_info* kernel,
-                    std::string_view property, oracle_tables oracle) {
+                    std::string_view property) {
   check_options options;
-  options.oracle = oracle;
   std::int64_t cases = 0;
   for (auto _ : state) {
     clear_oracle_memo();
@@ -60,16 +58,13 @@ int main(int argc, char** argv) {
       // 10^6, so it is not part of a case's mean cost (scripts/property-case-figures.py adds its
       // time to the deep-profile estimate separately).
       if (property == "call_size_invariant") continue;
-      for (auto [oracle, label] : {std::pair{properties::oracle_tables::per_case, "per_case"},
-                                   std::pair{properties::oracle_tables::memoized, "memoized"}}) {
-        benchmark::RegisterBenchmark(
-            ("property_cases/" + std::string(name) + "/" + std::string(property) + "/" + label).c_str(),
-            [kernel, property, oracle](benchmark::State& state) {
-              properties::property_cases(state, kernel, property, oracle);
-            })
-            ->Iterations(1)
-            ->Unit(benchmark::kMillisecond);
-      }
+      benchmark::RegisterBenchmark(
+          ("property_cases/" + std::string(name) + "/" + std::string(property)).c_str(),
+          [kernel, property](benchmark::State& state) {
+            properties::property_cases(state, kernel, property);
+          })
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
   benchmark::Initialize(&argc, argv);

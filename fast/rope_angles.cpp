@@ -57,7 +57,8 @@ result<rope_angles> rope_angles::prepare(angle_strategy strategy, rope_frequenci
               std::to_string(pairs) + " pairs"));
     }
     angles.max_position_ = max_position;
-    angles.table_.resize(static_cast<std::size_t>(max_position * 2 * pairs));
+    const auto table = std::make_shared_for_overwrite<float[]>(
+        static_cast<std::size_t>(max_position * 2 * pairs));
     constexpr std::int64_t block = 1024;
     std::int64_t positions[block];
     for (std::int64_t first = 0; first < max_position; first += block) {
@@ -65,8 +66,9 @@ result<rope_angles> rope_angles::prepare(angle_strategy strategy, rope_frequenci
       for (std::int64_t i = 0; i < count; ++i) positions[i] = first + i;
       fill_cos_sin_rows(positions, count, angles.frequencies_.inverse_frequencies.data(), pairs,
                         angles.frequencies_.attention_factor,
-                        angles.table_.data() + first * 2 * pairs);
+                        table.get() + first * 2 * pairs);
     }
+    angles.table_ = table;
   }
   return r::success(std::move(angles));
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -45,7 +46,7 @@ class rope_angles {
   // The layout keeps one position's values contiguous (512 B for 64 pairs), read once per
   // token and reused for every head from L1.
   const float* cached_row(std::int64_t position) const {
-    return table_.data() + position * 2 * pairs();
+    return table_.get() + position * 2 * pairs();
   }
 
   // max_position is used by the cache strategy only.
@@ -56,7 +57,10 @@ class rope_angles {
   angle_strategy strategy_ = angle_strategy::on_the_fly;
   rope_frequencies frequencies_;
   std::int64_t max_position_ = 0;
-  std::vector<float> table_;
+  // Written once by prepare, then read-only, so copies share it. Not zero-filled first
+  // (make_shared_for_overwrite): prepare writes every float, and the zeroing was a tenth of
+  // building a table.
+  std::shared_ptr<const float[]> table_;
 };
 
 }  // namespace ropecheck::fast

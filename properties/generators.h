@@ -26,6 +26,7 @@
 #include <iomanip>
 #include <numbers>
 #include <ostream>
+#include <random>
 #include <span>
 #include <sstream>
 #include <vector>
@@ -265,17 +266,24 @@ inline rc::Gen<std::int64_t> position(std::int64_t limit, std::vector<long doubl
             static_cast<long double>(top) / step, static_cast<long double>(std::int64_t{1} << 40)));
         return rc::gen::map(uniform_int(0, std::max<std::int64_t>(turns - window, 0)),
                             [=](std::int64_t first) {
-          std::int64_t best = 0;
+          // frac(k·step) stepped by frac(step) rather than k·step rounded per k (nearbyintl was
+          // a quarter of a case): the sum drifts by ≤ 1024·2^-64·step ≈ 2^-23, far below the
+          // 2^-11 misses this looks for.
+          const long double increment = step - std::floor(step);
+          long double fraction = static_cast<long double>(first) * step;
+          fraction -= std::floor(fraction);
+          std::int64_t best_k = first;
           long double best_miss = 1;
           for (std::int64_t k = first; k < first + window && k <= turns; ++k) {
-            const long double exact = static_cast<long double>(k) * step;
-            const long double miss = std::fabs(exact - std::nearbyint(exact));
+            const long double miss = std::min(fraction, 1 - fraction);
             if (miss < best_miss) {
               best_miss = miss;
-              best = std::llround(exact);
+              best_k = k;
             }
+            fraction += increment;
+            if (fraction >= 1) fraction -= 1;
           }
-          return clamp_to_range(best);
+          return clamp_to_range(std::llround(static_cast<long double>(best_k) * step));
         });
       });
   return weighted_one_of<std::int64_t>({{1, small},
@@ -306,27 +314,57 @@ inline value_range full_range(dtype storage) {
   return {f, f.min_normal_exponent - f.precision_bits + 1, f.max_exponent() - 1};
 }
 
-// Values are drawn imperatively from one rc::Random per row (class draws) rather than composed
-// from a generator per element: RapidCheck's per-generator Random splits and shrink trees cost
-// ~20 µs an element, three quarters of a deep-profile case. The distributions are the ones the
-// comments state; shrinking is explicit (shrink_value, row_recipe below).
+// Values are drawn imperatively from one random source per row (class draws) rather than
+// composed from a generator per element: RapidCheck's per-generator Random splits and shrink
+// trees cost ~20 µs an element, three quarters of a deep-profile case. The distributions are
+// the ones the comments state; shrinking is explicit (shrink_value, row_recipe below). A row's
+// source is a split_mix_64 seeded with one 64-bit draw of the row's rc::Random, so a case is
+// still replayed from its RapidCheck seed: rc::Random runs a Threefish block per four draws
+// (~25 ns a draw), which was half of a case's time before issue 17 §2.
 
-// Uniform integers and weighted choices from one RapidCheck Random (so a case is still
-// replayed from its seed).
+// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
+// 2014; the generator of Java's SplittableRandom and the seeder the xoshiro authors
+// recommend): a Weyl counter through a 64-bit mixer, as a UniformRandomBitGenerator. Rows are
+// short and each gets its own engine, so the state must be small: std::mt19937_64's 312-word
+// seeding and refill was an eighth of a case, more than the draws themselves.
+class split_mix_64 {
+ public:
+  using result_type = std::uint64_t;
+  explicit split_mix_64(std::uint64_t seed) : state_(seed) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return UINT64_MAX; }
+  result_type operator()() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Uniform integers and weighted choices from one row's random source.
 class draws {
  public:
-  explicit draws(const rc::Random& random) : random_(random) {}
+  explicit draws(const rc::Random& random) : engine_(rc::Random(random).next()) {}
 
-  // Uniform in [lo, hi]: rejection keeps it exact for any span.
+  // Uniform in [lo, hi], exactly (libstdc++'s distribution: multiply-and-reject, no division
+  // for spans below 2^32).
   std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
-    const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
-    if (span == 0) return static_cast<std::int64_t>(random_.next());  // all 2^64 values
-    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % span;  // a multiple of span (or 2^64 − span)
-    std::uint64_t x = random_.next();
-    while (x >= limit) x = random_.next();
-    return lo + static_cast<std::int64_t>(x % span);
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(engine_);
   }
-  bool coin() { return (random_.next() >> 63) != 0; }
+  // One fair bit, 64 to an engine draw.
+  bool coin() {
+    if (coin_bits_left_ == 0) {
+      coin_bits_ = engine_();
+      coin_bits_left_ = 64;
+    }
+    --coin_bits_left_;
+    const bool heads = (coin_bits_ & 1) != 0;
+    coin_bits_ >>= 1;
+    return heads;
+  }
   // Index i with probability weights[i] / Σ weights.
   std::size_t weighted(std::initializer_list<int> weights) {
     int total = 0;
@@ -348,7 +386,9 @@ class draws {
   }
 
  private:
-  rc::Random random_;
+  split_mix_64 engine_;
+  std::uint64_t coin_bits_ = 0;
+  int coin_bits_left_ = 0;
 };
 
 // ±N·2^(e − p + 1) with N uniform over the binade [2^e, 2^(e+1)) of exponent e (subnormal
@@ -432,6 +472,17 @@ inline rc::Gen<double> any_value(const value_range& r) {
     draws d(random);
     return rc::shrinkable::shrinkRecur(draw_any_value(d, r),
                                        [r](double v) { return shrink_value(r, v); });
+  });
+}
+
+// `count` storage bit patterns uniform in [0, max_bits] — what pass-through dims may hold, NaN
+// payloads included — drawn as a row is. Not shrunk: one pattern is as simple as another.
+inline rc::Gen<std::vector<std::uint32_t>> bit_patterns(std::int64_t count, std::uint32_t max_bits) {
+  return rc::Gen<std::vector<std::uint32_t>>([=](const rc::Random& random, int) {
+    draws d(random);
+    std::vector<std::uint32_t> bits(static_cast<std::size_t>(count));
+    for (std::uint32_t& b : bits) b = static_cast<std::uint32_t>(d.uniform(0, max_bits));
+    return rc::shrinkable::just(std::move(bits));
   });
 }
 

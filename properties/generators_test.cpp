@@ -294,5 +294,14 @@ TEST(shrink_value, goes_toward_one_and_stays_in_range) {
   EXPECT_EQ(*seq.next(), std::ldexp(1.0, -5));
 }
 
+// split_mix_64 is SplitMix64: the first five outputs for seed 1234567 as published on Rosetta
+// Code ("Pseudo-random numbers/Splitmix64"), an independent source of the reference algorithm.
+TEST(split_mix_64, matches_the_published_outputs_for_seed_1234567) {
+  gen::split_mix_64 engine(1234567);
+  for (std::uint64_t expected : {6457827717110365317ull, 3203168211198807973ull, 9817491932198370423ull,
+                                 4593380528125082431ull, 16408922859458223821ull})
+    EXPECT_EQ(engine(), expected);
+}
+
 }  // namespace
 }  // namespace ropecheck::properties

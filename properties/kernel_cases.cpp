@@ -109,8 +109,7 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   c.shape = limits.partial_rotation ? *gen::partial_shape(kernel.pairings, limits.max_head_dim)
                                      : *gen::shape(kernel.pairings, limits.max_head_dim);
   c.spec = (*gen::kernel_spec(c.shape)).spec;
-  c.frequencies = limits.oracle == oracle_tables::per_case ? kernel_frequencies_per_case(c.spec)
-                                                            : kernel_frequencies(c.spec);
+  c.frequencies = kernel_frequencies(c.spec);
   const std::int64_t pairs = c.pairs();
   c.q_heads = static_cast<int>(*gen::uniform_int(1, limits.max_heads));
   c.k_heads = limits.with_k ? static_cast<int>(*gen::uniform_int(1, limits.max_heads)) : 0;
@@ -120,10 +119,24 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   const std::int64_t tokens = *gen::uniform_int(1, max_tokens);
 
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
-  const std::int64_t limit =
-      cached ? std::min(limits.position_limit + 1,
-                        cache_position_limit(pairs, limits.cache_table_floats))
-             : limits.position_limit + 1;
+  std::int64_t limit = cached ? std::min(limits.position_limit + 1,
+                                         cache_position_limit(pairs, limits.cache_table_floats))
+                              : limits.position_limit + 1;
+  // A cache kernel's table covers [0, max position]: filling it (~1 ns a float) was most of a
+  // cache-kernel case when nearly every case reached the budget's last position. So the
+  // table's length is drawn per case — the whole budget one case in eight, else
+  // log-uniform — and the positions' edges (0, powers of two, the last position) now fall at
+  // many table lengths.
+  if (cached && limit > 1) {
+    limit = *gen::weighted_one_of<std::int64_t>(
+        {{1, rc::gen::just(limit)},
+         {7, rc::gen::map(gen::unit_interval(), [limit](double t) {
+            return std::clamp<std::int64_t>(
+                static_cast<std::int64_t>(std::exp2(t * std::log2(static_cast<double>(limit)))), 1,
+                limit);
+          })}});
+  }
+  c.position_limit = limit;
   const auto theta = c.approximate_theta();
   c.positions = *gen::positions(tokens, limit, theta, limits.allow_negative_positions && !cached);
 
@@ -146,8 +159,7 @@ reference::double_tier_memo& oracle_memo() {
   return memo;
 }
 
-reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c) {
-  if (settings.oracle == oracle_tables::per_case) return reference::double_tier(c.spec, c.positions, 1);
+reference::double_tier oracle_tier(const kernel_case& c) {
   return oracle_memo().tier(c.spec, c.positions, 1);
 }
 

@@ -71,7 +71,6 @@ struct case_limits {
   bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
   bool allow_negative_positions = true;  // only taken up by kernels that accept them
   bool allow_saturation = false;  // fp8: inputs up to max, so some exact outputs exceed it
-  oracle_tables oracle = oracle_tables::memoized;  // where θ_j and A come from (run_settings)
 };
 
 // One generated input: shape, spec (plain RoPE, or a rope_scaling and/or attention factor:
@@ -83,6 +82,9 @@ struct kernel_case {
   fast::rope_frequencies frequencies;  // what the kernel rotates by: kernel_frequencies(spec)
   dtype storage = dtype::float32;
   std::vector<std::int64_t> positions;
+  // Positions were drawn below this: [0, limit) for cache kernels (the table length drawn for
+  // the case, pick_case), |m| < limit otherwise. Properties drawing more positions keep to it.
+  std::int64_t position_limit = 1;
   int q_heads = 1;
   int k_heads = 0;
   value_rows q;
@@ -107,7 +109,6 @@ struct kernel_case {
 inline case_limits within(const run_settings& settings, case_limits limits) {
   if (settings.max_position > 0)
     limits.position_limit = std::min(limits.position_limit, settings.max_position);
-  limits.oracle = settings.oracle;
   return limits;
 }
 
@@ -131,15 +132,11 @@ reference::double_tier_memo& oracle_memo();
 // §16 of docs/error-bounds.md assume. From oracle_memo(), per frequency spec: the θ_j and A
 // the oracle's tables are built from.
 fast::rope_frequencies kernel_frequencies(const rope_spec& spec);
-// The same values as before the memo (oracle_tables::per_case, the benchmark's old path):
-// plain RoPE from a map of the last 64 (rotary_dim, base), anything else computed per call.
-fast::rope_frequencies kernel_frequencies_per_case(const rope_spec& spec);
 
 // The oracle for a case: the double tier (docs/double-tier.md) at the case's positions, its
-// tables from the process's memo (reference/double_tier_memo.h) or, with
-// settings.oracle == per_case, built afresh. Either way every output it gives is within
-// bounds::oracle_output_bound of exact, which the properties add to what they check.
-reference::double_tier oracle_tier(const run_settings& settings, const kernel_case& c);
+// tables from the process's memo (reference/double_tier_memo.h). Every output it gives is
+// within bounds::oracle_output_bound of exact, which the properties add to what they check.
+reference::double_tier oracle_tier(const kernel_case& c);
 
 // Angles for this kernel's strategy; cache tables cover [0, max(positions) + 1). RC_FAILs
 // (with the kernel's message) if the kernel refuses.

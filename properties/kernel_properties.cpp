@@ -122,7 +122,6 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   settings.max_position = options.max_position;
   settings.shard_index = options.shard_index;
   settings.shard_count = options.shard_count;
-  settings.oracle = options.oracle;
 
   property_result skipped;
   skipped.name = std::string(property);

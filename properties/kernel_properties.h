@@ -67,12 +67,6 @@ struct property_result {
 // The report's limit (`report merge` cuts the shards' joined points at the same count).
 inline constexpr std::size_t max_plot_points = reports::max_points_per_property;
 
-// Where the oracle's cos/sin tables come from (the double tier, docs/double-tier.md): the
-// process's memo, per frequency spec (reference/double_tier_memo.h; the default), or a fresh
-// 266-bit table for every case — the path before issue 17 §2, kept so that
-// bench/property_case_throughput.cpp measures both in one run. Both give the same doubles.
-enum class oracle_tables { memoized, per_case };
-
 // Drops the memoized oracle tables, so that the next case starts cold as a new process would
 // (bench/property_case_throughput.cpp measures every run from a cold memo).
 void clear_oracle_memo();
@@ -86,7 +80,6 @@ struct check_options {
   // shard_block); 0/1 runs them all.
   int shard_index = 0;
   int shard_count = 1;
-  oracle_tables oracle = oracle_tables::memoized;
 };
 
 struct kernel_result {

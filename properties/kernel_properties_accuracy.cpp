@@ -97,7 +97,7 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
   tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, &k), angles);
 
-  const reference::double_tier tier = oracle_tier(settings, c);
+  const reference::double_tier tier = oracle_tier(c);
   const bounds::attention_scale scale = c.scale();
   // fast/'s documented target is stated for plain RoPE (A = 1).
   const bool plain = scale.factor == 1;
@@ -204,14 +204,46 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
 struct rotated_tensor {
   tensor_buffers buffers;
   std::vector<std::int64_t> positions;
+  // Per (token, head, pair j), index (token·heads + head)·pairs + j: the exact rotated pair's
+  // norm A·r and the stored pair's bound (pair_terms). A row's terms enter every score it is
+  // in, so they are computed once per row, not once per score (hypot was a quarter of a case).
+  std::vector<double> pair_norms;
+  std::vector<double> pair_bounds;
 };
+
+void measure_pairs(const kernel_case& c, const bounds::attention_scale& scale,
+                   const bounds::accuracy_contract& contract, rotated_tensor& t) {
+  const auto& b = t.buffers;
+  const std::int64_t pairs = c.pairs();
+  const std::size_t count = t.positions.size() * static_cast<std::size_t>(b.heads * pairs);
+  t.pair_norms.resize(count);
+  t.pair_bounds.resize(count);
+  for (std::int64_t token = 0; token < std::ssize(t.positions); ++token) {
+    const std::int64_t position = t.positions[static_cast<std::size_t>(token)];
+    for (int head = 0; head < b.heads; ++head) {
+      for (int j = 0; j < pairs; ++j) {
+        const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
+        const double r = std::hypot(b.input.get(element_index(b, token, head, ia)),
+                                    b.input.get(element_index(b, token, head, ib)));
+        const double theta = c.theta()[static_cast<std::size_t>(j)];
+        const auto i = static_cast<std::size_t>((token * b.heads + head) * pairs + j);
+        t.pair_norms[i] = scale.factor * r;
+        t.pair_bounds[i] =
+            bounds::pair_bound(c.storage, r, position, theta,
+                               b.output.get(element_index(b, token, head, ia)),
+                               b.output.get(element_index(b, token, head, ib)), scale) +
+            bounds::contract_pair_extra(contract, c.storage, r, position, theta, j, scale.factor);
+      }
+    }
+  }
+}
 
 rotated_tensor rotate(const fast::kernel_info& kernel, const kernel_case& c,
                       const fast::rope_angles& angles, const value_rows& rows, int heads,
                       std::vector<std::int64_t> positions) {
   rotated_tensor r{packed_buffers(rows, c.storage, heads, c.shape.head_dim,
                                   static_cast<std::int64_t>(positions.size())),
-                   std::move(positions)};
+                   std::move(positions), {}, {}};
   apply_or_fail(kernel, make_call(c, fast::direction::forward, r.positions, &r.buffers, nullptr),
                 angles);
   return r;
@@ -222,9 +254,10 @@ struct score_with_bound {
   double bound = 0;
 };
 
-score_with_bound score(const kernel_case& c, const bounds::attention_scale& scale,
-                       const bounds::accuracy_contract& contract, const rotated_tensor& q, std::int64_t qt, int qh, const rotated_tensor& k,
-                       std::int64_t kt, int kh) {
+// The score of Q row (qt, qh) with K row (kt, kh) and its bound; both tensors measured
+// (measure_pairs).
+score_with_bound score(const kernel_case& c, const rotated_tensor& q, std::int64_t qt, int qh,
+                       const rotated_tensor& k, std::int64_t kt, int kh) {
   score_with_bound s;
   double magnitudes = 0;
   for (int i = 0; i < c.shape.head_dim; ++i) {
@@ -234,27 +267,12 @@ score_with_bound score(const kernel_case& c, const bounds::attention_scale& scal
     magnitudes += std::fabs(product);
   }
   s.bound = bounds::double_sum_error(c.shape.head_dim, magnitudes);
-  const std::int64_t m = q.positions[static_cast<std::size_t>(qt)];
-  const std::int64_t n = k.positions[static_cast<std::size_t>(kt)];
-  for (int j = 0; j < c.pairs(); ++j) {
-    const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
-    // The exact rotated pair's norm (A·r) and the stored pair's bound.
-    auto pair_norm_and_bound = [&](const rotated_tensor& t, std::int64_t token, int head,
-                                   std::int64_t position) {
-      const auto& b = t.buffers;
-      const double r = std::hypot(b.input.get(element_index(b, token, head, ia)),
-                                  b.input.get(element_index(b, token, head, ib)));
-      const double theta = c.theta()[static_cast<std::size_t>(j)];
-      return std::pair{scale.factor * r,
-                       bounds::pair_bound(c.storage, r, position, theta,
-                                          b.output.get(element_index(b, token, head, ia)),
-                                          b.output.get(element_index(b, token, head, ib)), scale) +
-                           bounds::contract_pair_extra(contract, c.storage, r, position, theta, j,
-                                                       scale.factor)};
-    };
-    const auto [rq, bq] = pair_norm_and_bound(q, qt, qh, m);
-    const auto [rk, bk] = pair_norm_and_bound(k, kt, kh, n);
-    s.bound += bounds::score_pair_error(bq, rq, bk, rk);
+  const std::int64_t pairs = c.pairs();
+  const auto q_row = static_cast<std::size_t>((qt * q.buffers.heads + qh) * pairs);
+  const auto k_row = static_cast<std::size_t>((kt * k.buffers.heads + kh) * pairs);
+  for (std::size_t j = 0; j < static_cast<std::size_t>(pairs); ++j) {
+    s.bound += bounds::score_pair_error(q.pair_bounds[q_row + j], q.pair_norms[q_row + j],
+                                        k.pair_bounds[k_row + j], k.pair_norms[k_row + j]);
   }
   return s;
 }
@@ -267,10 +285,7 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
   limits = within(settings, limits);
   const kernel_case c = pick_case(kernel, storage, limits);
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
-  const std::int64_t limit =
-      cached ? std::min(limits.position_limit,
-                        cache_position_limit(c.pairs(), limits.cache_table_floats) - 1)
-             : limits.position_limit;
+  const std::int64_t limit = cached ? c.position_limit - 1 : limits.position_limit;
   // Key positions of their own, then one shift s that keeps every position in range.
   const auto key_positions = *gen::positions(c.tokens(), limit + 1, c.approximate_theta(), !cached);
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
@@ -295,18 +310,23 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
   const fast::rope_angles angles = prepare_angles(kernel, for_angles);
   const bounds::attention_scale scale = c.scale();
 
-  const auto q = rotate(kernel, c, angles, c.q, c.q_heads, c.positions);
-  const auto k = rotate(kernel, c, angles, c.k, c.k_heads, key_positions);
-  const auto q_shifted = rotate(kernel, c, angles, c.q, c.q_heads, shifted(c.positions));
-  const auto k_shifted = rotate(kernel, c, angles, c.k, c.k_heads, shifted(key_positions));
+  auto rotate_and_measure = [&](const value_rows& rows, int heads, std::vector<std::int64_t> at) {
+    rotated_tensor r = rotate(kernel, c, angles, rows, heads, std::move(at));
+    measure_pairs(c, scale, *settings.contract, r);
+    return r;
+  };
+  const auto q = rotate_and_measure(c.q, c.q_heads, c.positions);
+  const auto k = rotate_and_measure(c.k, c.k_heads, key_positions);
+  const auto q_shifted = rotate_and_measure(c.q, c.q_heads, shifted(c.positions));
+  const auto k_shifted = rotate_and_measure(c.k, c.k_heads, shifted(key_positions));
 
   first_violation violation;
   for (std::int64_t qt = 0; qt < c.tokens(); ++qt) {
     for (std::int64_t kt = 0; kt < c.tokens(); ++kt) {
       for (int qh = 0; qh < c.q_heads; ++qh) {
         const int kh = qh * c.k_heads / c.q_heads;  // grouped-query attention's head mapping
-        const auto before = score(c, scale, *settings.contract, q, qt, qh, k, kt, kh);
-        const auto after = score(c, scale, *settings.contract, q_shifted, qt, qh, k_shifted, kt, kh);
+        const auto before = score(c, q, qt, qh, k, kt, kh);
+        const auto after = score(c, q_shifted, qt, qh, k_shifted, kt, kh);
         const double difference = error_of(after.score, before.score);
         const double bound = before.bound + after.bound;
         auto where = [&] {

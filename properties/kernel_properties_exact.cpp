@@ -103,9 +103,8 @@ void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
   const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const int pass_through = c.shape.head_dim - c.shape.rotary_dim;
   const std::int64_t rows = c.tokens() * c.q_heads;
-  const std::int64_t max_bits = (std::int64_t{1} << (8 * size_of(storage))) - 1;
-  const auto raw = *rc::gen::container<std::vector<std::int64_t>>(
-      static_cast<std::size_t>(rows * pass_through), gen::uniform_int(0, max_bits));
+  const auto max_bits = static_cast<std::uint32_t>((std::int64_t{1} << (8 * size_of(storage))) - 1);
+  const auto raw = *gen::bit_patterns(rows * pass_through, max_bits);
   const auto in_place = *rc::gen::arbitrary<bool>();
   const fast::rope_angles angles = prepare_angles(kernel, c);
 
@@ -113,7 +112,7 @@ void pass_through_bit_exact(const fast::kernel_info& kernel, dtype storage,
   for (std::int64_t r = 0; r < rows; ++r)
     for (int i = 0; i < pass_through; ++i)
       q.input.set_bits(r * c.shape.head_dim + c.shape.rotary_dim + i,
-                       static_cast<std::uint32_t>(raw[static_cast<std::size_t>(r * pass_through + i)]));
+                       raw[static_cast<std::size_t>(r * pass_through + i)]);
   const element_buffer original = q.input.clone();
   fast::rope_call call = make_call(c, fast::direction::forward, c.positions, &q, nullptr);
   call.q = tensor_of(q, in_place);

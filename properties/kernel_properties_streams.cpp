@@ -72,9 +72,7 @@ stream_case pick_stream_case(const fast::kernel_info& kernel, dtype storage, cas
   s.map = pair_streams(layout, c.shape.rotary_dim);
   c.frequencies.inverse_frequencies = pair_frequencies(layout, c.frequencies.inverse_frequencies);
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
-  const std::int64_t limit =
-      cached ? std::min(limits.position_limit + 1, cache_position_limit(c.pairs(), limits.cache_table_floats))
-             : limits.position_limit + 1;
+  const std::int64_t limit = c.position_limit;  // the other streams keep to the first's range
   s.positions = c.positions;
   for (int stream = 1; stream < s.streams; ++stream) {
     auto other = *gen::positions(c.tokens(), limit, c.approximate_theta(),

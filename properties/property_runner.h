@@ -97,7 +97,6 @@ struct run_settings {
   // the property's case stream; 0/1 runs every case.
   int shard_index = 0;
   int shard_count = 1;
-  oracle_tables oracle = oracle_tables::memoized;  // the double tier's tables (check_options)
 };
 
 // The cases [begin, end) of a stream of `total` that shard `index` of `count` runs: contiguous
