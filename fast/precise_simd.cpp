@@ -144,22 +144,33 @@ HWY_NOINLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<doub
 // then — which is truncation toward zero plus the odd bit; the float conversion is then exact.
 // Valid where float32 is normal, and beyond FLT_MAX (infinity either way after the narrower
 // rounding); NaN stays NaN (a payload in the low bits sets the odd bit). Below 2^-126 the float
-// conversion rounds again: harmless for float16, whose smallest subnormal 2^-24 is far above
-// (every such value stores as ±0 either way), but not for bfloat16's subnormals, so with
-// kCheckSubnormal a vector holding such a value takes round_to_odd_any.
-template <bool kCheckSubnormal>
+// conversion rounds again: harmless for float16 and fp8, whose smallest subnormals (2^-24,
+// 2^-9, 2^-16) are far above (every such value stores as ±0 either way), but not for
+// bfloat16's subnormals: bfloat16_io checks its float vector (round_to_odd_bfloat16).
 HWY_INLINE hn::Vec<half_float_tag> round_to_odd(double_tag d, hn::Vec<double_tag> y) {
   const hn::RebindToUnsigned<double_tag> du;
-  if constexpr (kCheckSubnormal) {
-    const auto magnitude = hn::Abs(y);
-    const auto subnormal =
-        hn::And(hn::Lt(magnitude, hn::Set(d, 0x1p-126)), hn::Gt(magnitude, hn::Zero(d)));
-    if (HWY_UNLIKELY(!hn::AllFalse(d, subnormal))) return round_to_odd_any(d, y);
-  }
   const auto low = hn::Set(du, (std::uint64_t{1} << 29) - 1);
   const auto bits = hn::BitCast(du, y);
   const auto sticky = hn::Add(hn::And(bits, low), low);
   return hn::DemoteTo(half_float_tag(), hn::BitCast(d, hn::AndNot(low, hn::Or(bits, sticky))));
+}
+
+// Round to odd for bfloat16, 2·lanes(double) values (y0 in the lower half): round_to_odd, and
+// where a result is in (0, 2^-126] in magnitude, round_to_odd_any for the whole step. One check
+// on the float vector, not one per double vector. It catches every y the bit trick gets wrong:
+// |y| < 2^-126 converts to a float in [0, 2^-126]; and a ±0 result comes from |y| ≤ 2^-150,
+// (just above, at most: the trick truncates), which bfloat16 (smallest subnormal 2^-133)
+// stores as ±0 either way.
+HWY_INLINE hn::Vec<float_tag> round_to_odd_bfloat16(double_tag d, hn::Vec<double_tag> y0,
+                                                    hn::Vec<double_tag> y1) {
+  const float_tag df;
+  const auto v = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
+  const auto magnitude = hn::Abs(v);
+  const auto tiny = hn::And(hn::Le(magnitude, hn::Set(df, 0x1p-126f)), hn::Gt(magnitude, hn::Zero(df)));
+  if (HWY_UNLIKELY(!hn::AllFalse(df, tiny))) {
+    return hn::Combine(df, round_to_odd_any(d, y1), round_to_odd_any(d, y0));
+  }
+  return v;
 }
 
 template <bool kStream, class D, class V>
@@ -195,7 +206,7 @@ struct float16_io {
   static void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1, element* p) {
     const float_tag df;
     const hn::Rebind<element, float_tag> dh;
-    const auto odd = hn::Combine(df, round_to_odd<false>(d, y1), round_to_odd<false>(d, y0));
+    const auto odd = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
     put<kStream>(dh, hn::DemoteTo(dh, odd), p);  // F16C: nearest even
   }
 };
@@ -213,7 +224,7 @@ struct bfloat16_io {
     const hn::RebindToUnsigned<float_tag> du;
     const hn::RebindToSigned<float_tag> di;
     const hn::Rebind<std::uint16_t, float_tag> du16;
-    const auto v = hn::Combine(df, round_to_odd<true>(d, y1), round_to_odd<true>(d, y0));
+    const auto v = round_to_odd_bfloat16(d, y0, y1);
     const auto bits = hn::BitCast(du, v);
     const auto lowest_kept = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
     const auto rounded = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lowest_kept));
@@ -243,7 +254,7 @@ struct precise_float8_io {
     const float_tag df;
     const hn::Rebind<element, float_tag> d8;
     const hn::RebindToSigned<float_tag> di;
-    const auto odd = hn::Combine(df, round_to_odd<false>(d, y1), round_to_odd<false>(d, y0));
+    const auto odd = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
     hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codec::bits(df, odd))), d8, p);
   }
 };
