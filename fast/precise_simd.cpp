@@ -124,7 +124,9 @@ void fill_rows(const std::int64_t* positions, std::int64_t count, const double* 
 
 // Round to odd (precise_rotation.h's round_to_odd_float), lanes(double) values, by rounding
 // to nearest and stepping back: correct for every double, including float32's subnormals.
-HWY_NOINLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<double_tag> y) {
+// Inlined, though rarely taken: a call in the store loop would clobber every vector register
+// (all caller-saved), and the loop would reload its constants from memory on each step.
+HWY_INLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<double_tag> y) {
   const half_float_tag df;
   const hn::RebindToUnsigned<half_float_tag> du;
   const hn::Rebind<std::int32_t, double_tag> di;
