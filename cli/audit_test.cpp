@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -307,6 +308,78 @@ TEST_F(Audit, IdentifyWritesASpecTheAuditAccepts) {
                          path("pos.npy") + " --y " + path("y.npy"));
   EXPECT_EQ(audit.exit_code, 0) << audit.output;
   EXPECT_EQ(run("identify --x " + path("x.npy") + " --pos " + path("pos.npy") + " --y " + path("missing.npy")).exit_code, 2);
+}
+
+// identify with position streams end to end (issue 16 §3–§4): [3, tokens] positions of an image
+// after text and a Qwen3-VL-like interleaved spec, [2, tokens] patch positions and a vision spec;
+// the reference writes Y, identify names the layout in its report and JSON and writes a spec the
+// audit passes; text-only streams (all equal) are refused, exit 2.
+TEST_F(Audit, IdentifyNamesTheStreamLayout) {
+  std::vector<double> t, h, w;
+  for (int k = 0; k < 6; ++k) t.push_back(k), h.push_back(k), w.push_back(k);
+  for (int r = 0; r < 10; ++r)
+    for (int c = 0; c < 14; ++c) t.push_back(6), h.push_back(6 + r), w.push_back(6 + c);
+  const auto tokens = static_cast<std::int64_t>(t.size());
+  std::vector<double> streams = t;
+  streams.insert(streams.end(), h.begin(), h.end());
+  streams.insert(streams.end(), w.begin(), w.end());
+  write_npy(path("grid.npy"), from_float64(streams, {3, tokens}, dtype::int64));
+  write_npy(path("xs.npy"), from_float64(random_inputs(static_cast<std::size_t>(tokens) * heads * head_dim),
+                                         {tokens, heads, head_dim}, dtype::float32));
+  write_text("qwen3vl.json", R"({"head_dim": 128, "rope_theta": 5000000.0,
+    "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": true}})");
+  ASSERT_EQ(run("reference --spec " + path("qwen3vl.json") + " --x " + path("xs.npy") + " --pos " + path("grid.npy") +
+                " --out " + path("ys.npy") + " --out-dtype float32").exit_code, 0);
+  auto r = run("identify --x " + path("xs.npy") + " --pos " + path("grid.npy") + " --y " + path("ys.npy") +
+               " --spec-out " + path("found.json") + " --json " + path("id.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("position streams         3: mrope_interleaved [24, 20, 20]"), std::string::npos) << r.output;
+  const auto report = nlohmann::json::parse(file_text(path("id.json")));
+  EXPECT_EQ(report["position_streams"]["layout"], "mrope_interleaved");
+  EXPECT_EQ(report["position_streams"]["section"], nlohmann::json({24, 20, 20}));
+  const auto spec = nlohmann::json::parse(file_text(path("found.json")));
+  EXPECT_EQ(spec["rope_scaling"]["mrope_section"], nlohmann::json({24, 20, 20}));
+  EXPECT_EQ(spec["rope_scaling"]["mrope_interleaved"], true);
+  r = run("audit --spec " + path("found.json") + " --x " + path("xs.npy") + " --pos " + path("grid.npy") + " --y " +
+          path("ys.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  // Vision: rows, columns of the 10 × 14 grid (and the text tokens' equal pairs), columns first.
+  std::vector<double> rc(h.begin(), h.end());
+  rc.insert(rc.end(), w.begin(), w.end());
+  write_npy(path("patches.npy"), from_float64(rc, {2, tokens}, dtype::int64));
+  write_text("vision.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent",
+    "stream_layout": "vision_columns_first"})");
+  ASSERT_EQ(run("reference --spec " + path("vision.json") + " --x " + path("xs.npy") + " --pos " +
+                path("patches.npy") + " --out " + path("yv.npy") + " --out-dtype float32").exit_code, 0);
+  r = run("identify --x " + path("xs.npy") + " --pos " + path("patches.npy") + " --y " + path("yv.npy") +
+          " --spec-out " + path("found_v.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(file_text(path("found_v.json")))["stream_layout"], "vision_columns_first");
+  r = run("audit --spec " + path("found_v.json") + " --x " + path("xs.npy") + " --pos " + path("patches.npy") +
+          " --y " + path("yv.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  // Three equal streams: refused, naming the positions file; no spec written.
+  std::vector<double> text;
+  for (int s = 0; s < 3; ++s)
+    for (std::int64_t k = 0; k < tokens; ++k) text.push_back(static_cast<double>(k));
+  write_npy(path("text.npy"), from_float64(text, {3, tokens}, dtype::int64));
+  ASSERT_EQ(run("reference --spec " + path("qwen3vl.json") + " --x " + path("xs.npy") + " --pos " + path("text.npy") +
+                " --out " + path("yt.npy") + " --out-dtype float32").exit_code, 0);
+  r = run("identify --x " + path("xs.npy") + " --pos " + path("text.npy") + " --y " + path("yt.npy") +
+          " --spec-out " + path("none.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(path("text.npy") + ": values: hold equal streams in every row"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(path("none.json")));
+
+  // A 4-D X of batch 3 with [3, tokens] positions: one-stream positions per batch row, or three
+  // streams? Refused, naming --streams.
+  write_npy(path("xb.npy"), from_float64(random_inputs(3 * static_cast<std::size_t>(tokens) * heads * head_dim),
+                                         {3, tokens, heads, head_dim}, dtype::float32));
+  r = run("identify --x " + path("xb.npy") + " --pos " + path("grid.npy") + " --y " + path("xb.npy"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("say which with --streams 1 or --streams 3"), std::string::npos) << r.output;
 }
 
 TEST_F(Audit, BadInputIsExitTwo) {
