@@ -266,7 +266,8 @@ inline double agreement_bound(double first_output_bound, double second_output_bo
 // plus its own error) gives a sound bound. The 2^-40 slack is twice the float64 stage's error
 // (≤ 12·2^-53·A·r, §18) — the second of the two roundings, absorbed — with room to spare; the
 // absolute 2^-1000 covers float64's own underflow (values below 2^-1022), far below every
-// storage dtype's smallest subnormal.
+// storage dtype's smallest subnormal. fp8 (saturating) is held to the same bound around
+// saturated_exact(storage, y_exact): RN(clamp(ŷ)) = clamp(RN(ŷ)), max being on the grid (§18).
 inline constexpr double rounded_once_slack = 0x1p-40;
 inline constexpr double rounded_once_underflow = 0x1p-1000;
 inline double rounded_once_output_bound(dtype storage, double pair_norm, double exact_magnitude,

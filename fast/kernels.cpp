@@ -33,9 +33,6 @@ constexpr std::int64_t token_block = 16;
 
 constexpr std::array storage_dtypes{dtype::float32, dtype::float16, dtype::bfloat16,
                                      dtype::float8_e4m3fn, dtype::float8_e5m2};
-// The precise kernels' SIMD loop (precise_simd.cpp) has no fp8 load/store yet: they keep the
-// 16-bit and float32 storage dtypes until it does (fp8 is skipped for them, with the reason).
-constexpr std::array precise_dtypes{dtype::float32, dtype::float16, dtype::bfloat16};
 constexpr std::array both_pairings{pairing::half_split, pairing::adjacent};
 
 status invalid(std::string message) {
@@ -253,14 +250,14 @@ constexpr std::array<kernel_info, 6> registry{{
      "one rounding per output: cos/sin per token in double (exact m*theta, quarter-turn "
      "reduction), rotation in double, rounded once to storage; AVX2/AVX-512 FMA (Highway, "
      "runtime dispatch), scalar fallback",
-     angle_strategy::on_the_fly, precise_dtypes, both_pairings,
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
      apply_builtin<detail::rotate_chunk_precise_simd, angle_strategy::on_the_fly,
                    detail::fill_precise_cos_sin_rows>,
      nullptr, true},
     {"precise_scalar",
      "one rounding per output: cos/sin per token in double (exact m*theta, quarter-turn "
      "reduction), rotation in double, rounded once to storage; portable scalar FMA",
-     angle_strategy::on_the_fly, precise_dtypes, both_pairings,
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
      apply_builtin<detail::rotate_chunk_precise_scalar, angle_strategy::on_the_fly,
                    detail::fill_precise_cos_sin_rows_portable>,
      nullptr, true},

@@ -13,7 +13,7 @@
 //   c = fl(cos·A), s = fl(sin·A)                    (s negated for the inverse: exact)
 // and per output, with a, b the stored inputs (exact in double):
 //   y_a = fl(fma(a, c, −fl(b·s))),  y_b = fl(fma(b, c, fl(a·s)))   in float64
-//   stored = round_once(y) to float32 / float16 / bfloat16 (round_to_odd_float below)
+//   stored = round_once(y) to float32 / float16 / bfloat16 / fp8 (store_rounded_once below)
 //   with an fp8 output scale σ ≠ 1: y <- fl(y / σ) in float64 first (exact for a power-of-two
 //   σ; else 2^-53 relative, which the §18 slack absorbs), then the one rounding to storage
 // Why not fast/cos_sin.h's rows: they are rounded to float32 (a second rounding of 2^-25
@@ -30,6 +30,7 @@
 
 #include "fast/rotation.h"
 #include "numeric/dtype.h"
+#include "numeric/fp8.h"
 
 namespace ropecheck::fast::detail {
 
@@ -67,11 +68,17 @@ inline float round_to_odd_float(double y) {
 }
 
 // The one rounding of a precise output to its storage dtype: float32 by nearest-even from the
-// double; narrower formats by round-to-odd float32 then the dtype's own nearest-even store
-// (rotation.h's store_element), so a new storage dtype slots in there.
+// double; fp8 straight from the double by numeric/fp8.h's saturating encoder (nearest-even,
+// |y| beyond max stores ±max: the stored value approximates clamp(y_exact, ±max),
+// docs/error-bounds.md §18); float16/bfloat16 by round-to-odd float32 then the dtype's own
+// nearest-even store (rotation.h's store_element). The SIMD path rounds fp8 through the
+// round-to-odd float32 too (same bits, by the theorem above, saturation included: max is on
+// the fp8 grid and both roundings are monotone).
 inline void store_rounded_once(dtype storage, std::byte* row, std::int64_t i, double y) {
   if (storage == dtype::float32) {
     store_element(storage, row, i, static_cast<float>(y));
+  } else if (is_float8(storage)) {
+    reinterpret_cast<std::uint8_t*>(row)[i] = double_to_float8_bits(storage, y);
   } else {
     store_element(storage, row, i, round_to_odd_float(y));
   }

@@ -485,13 +485,16 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
 // exact (error_bounds.h §18), y_exact the rotation by the exact angle m·θ_j for the θ_j and A
 // the kernel received (doubles) — taken from the 266-bit reference with those values as its
 // explicit frequencies (exact to 2^-200 relative, §11). Every int32 position: the bound does
-// not grow with m. The contract does not widen it (it is the kernel's own claim).
+// not grow with m. The contract does not widen it (it is the kernel's own claim). fp8 stores
+// saturate: fp8 inputs reach the format's max, and the stored value is held to the bound
+// around clamp(y_exact, ±max) (§18: the one rounding of the saturated value).
 
 void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage,
                                   const run_settings& settings, observation& seen) {
   using reference::mp_real;
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
+  limits.allow_saturation = true;
   const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
@@ -522,9 +525,16 @@ void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage
           const double xb = tensor->input.get(element_index(*tensor, t, h, ib));
           const double r = std::hypot(xa, xb);
           const double oracle = reference_relative * scale.factor * r;
-          for (const auto& [i, exact] : {std::pair{ia, mp_real(xa) * ac - mp_real(xb) * as},
-                                         std::pair{ib, mp_real(xb) * ac + mp_real(xa) * as}}) {
+          for (const auto& [i, unsaturated] : {std::pair{ia, mp_real(xa) * ac - mp_real(xb) * as},
+                                               std::pair{ib, mp_real(xb) * ac + mp_real(xa) * as}}) {
             const double y = tensor->output.get(element_index(*tensor, t, h, i));
+            // fp8: clamp(y_exact, ±max), exact (max is a double); the identity otherwise.
+            mp_real exact = unsaturated;
+            if (is_float8(storage)) {
+              const mp_real limit(bounds::saturation_limit(storage));
+              if (exact > limit) exact = limit;
+              if (exact < -limit) exact = -limit;
+            }
             const double e = static_cast<double>(exact);
             const double error = std::isfinite(y) ? static_cast<double>(abs(mp_real(y) - exact))
                                                   : std::numeric_limits<double>::infinity();
