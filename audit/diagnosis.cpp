@@ -58,6 +58,20 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
                                 r.passthrough_modified, r.passthrough_checked, in.spec.rotary_dim),
                     0, ""});
   diagnose_context(in, data);
+  if (in.output_scale != 1.0f) {
+    // The detectors and the recipe fit model unscaled stores; with an fp8 output scale they
+    // would fit the division as a cause. The verdict judged round(y / σ); causes are not guessed.
+    if (r.outputs_beyond_tolerance > 0)
+      causes.push_back({"unexplained",
+                        fmt::format("{} outputs exceed the tolerance; the diagnosis (detectors, recipe fit) "
+                                    "does not run on outputs written with an output scale ({})",
+                                    r.outputs_beyond_tolerance, in.output_scale),
+                        1, ""});
+    r.diagnosis = std::move(causes);
+    r.diagnosis.insert(r.diagnosis.end(), data.begin(), data.end());
+    return;
+  }
+
   diagnosis_context c{in, sampled,
                       tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},
                       std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end())};

@@ -188,6 +188,49 @@ TEST_F(Audit, Fp8OutputsAreUint8BitsReadWithDtypeAndSaturationIsJudged) {
   EXPECT_EQ(nlohmann::json::parse(file_text(path("r.json")))["dtype"], "float8_e4m3fn");
 }
 
+// The per-call fp8 output scale end to end: `apply --output-scale 3` on fp8 X (a scale that is
+// not a power of two) writes Y that `audit --output-scale 3` passes, while judging the same Y
+// unscaled, or with the reciprocal (y·S instead of y/S), fails. `reference --output-scale 2`
+// writes the unscaled reference halved bit for bit (division by 2 is exact in float64). Bad
+// scales, and a scale on a non-fp8 Y, are exit 2 naming the flag and the value.
+TEST_F(Audit, Fp8OutputScaleIsAppliedJudgedAndRefused) {
+  std::vector<double> x8(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x8[i] = 40 * x[i];
+  write_npy(path("x8.npy"), from_float64(x8, shape, dtype::float8_e4m3fn));
+  const std::string inputs = " --spec " + path("spec.json") + " --x " + path("x8.npy") + " --pos " + path("pos.npy");
+  const auto applied = run("apply --kernel on_the_fly_simd --dtype float8_e4m3fn --output-scale 3" + inputs +
+                           " --out " + path("y8.npy"));
+  ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  const std::string audit_args = "audit --dtype float8_e4m3fn" + inputs + " --y " + path("y8.npy");
+  const auto scaled = run(audit_args + " --output-scale 3");
+  EXPECT_EQ(scaled.exit_code, 0) << scaled.output;
+  EXPECT_EQ(run(audit_args).exit_code, 1);
+  EXPECT_EQ(run(audit_args + " --output-scale 0.333333333").exit_code, 1);
+
+  const std::string ref_args =
+      "reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy");
+  ASSERT_EQ(run(ref_args + " --out " + path("ref.npy")).exit_code, 0);
+  ASSERT_EQ(run(ref_args + " --output-scale 2 --out " + path("half.npy")).exit_code, 0);
+  const auto ref = to_float64(read_npy(path("ref.npy")));
+  const auto half = to_float64(read_npy(path("half.npy")));
+  ASSERT_EQ(ref.size(), half.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(half[i], ref[i] / 2) << i;
+
+  for (const std::string bad : {"0", "-1", "inf", "nan", "abc", "1e39", ""}) {
+    const auto r = run(audit_args + " --output-scale '" + bad + "'");
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("--output-scale"), std::string::npos) << r.output;
+  }
+  const auto not_fp8 = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                           path("pos.npy") + " --y " + path("ref.npy") + " --output-scale 2");
+  EXPECT_EQ(not_fp8.exit_code, 2) << not_fp8.output;
+  EXPECT_NE(not_fp8.output.find("fp8"), std::string::npos) << not_fp8.output;
+  const auto apply_not_fp8 = run("apply --kernel on_the_fly_simd --output-scale 2 --spec " + path("spec.json") +
+                                 " --x " + path("x.npy") + " --pos " + path("pos.npy") + " --out " + path("y32.npy"));
+  EXPECT_EQ(apply_not_fp8.exit_code, 2) << apply_not_fp8.output;
+  EXPECT_NE(apply_not_fp8.output.find("--output-scale"), std::string::npos) << apply_not_fp8.output;
+}
+
 TEST_F(Audit, DiagnosesTheWrongPairing) {
   write_text("adjacent.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent"})");
   ASSERT_EQ(run("reference --spec " + path("adjacent.json") + " --x " + path("x.npy") + " --pos " +

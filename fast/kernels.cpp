@@ -206,6 +206,7 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       chunk.heads = t->heads;
       chunk.head_dim = call.head_dim;
       chunk.pairs = pairs;
+      chunk.output_scale = call.output_scale;
       chunk.cos_sin_rows = rows;
       chunk.precise_rows = rows64;
       chunk.input = static_cast<const std::byte*>(t->input) + first * t->input_token_stride * element;
@@ -296,7 +297,7 @@ const kernel_info* find_kernel(std::string_view name) {
 
 status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
                     void* y, std::int64_t heads, std::span<const std::int64_t> positions,
-                    direction dir) {
+                    direction dir, float output_scale) {
   if (spec.rotary_dim < 2 || spec.rotary_dim % 2 != 0 || spec.rotary_dim > spec.head_dim) {
     return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
                    std::to_string(spec.rotary_dim));
@@ -312,10 +313,11 @@ status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype stor
   auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
   const std::vector<std::int32_t> map = pair_streams(spec.streams, spec.rotary_dim);
-  const rope_call call = with_streams(
+  rope_call call = with_streams(
       make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
                 packed_tensor(x, y, heads, spec.head_dim), {}, dir),
       positions, streams, map);
+  call.output_scale = output_scale;
   return kernel.apply(call, *angles.value);
 }
 

@@ -14,6 +14,8 @@
 // and per output, with a, b the stored inputs (exact in double):
 //   y_a = fl(fma(a, c, −fl(b·s))),  y_b = fl(fma(b, c, fl(a·s)))   in float64
 //   stored = round_once(y) to float32 / float16 / bfloat16 / fp8 (store_rounded_once below)
+//   with an fp8 output scale σ ≠ 1: y <- fl(y / σ) in float64 first (exact for a power-of-two
+//   σ; else 2^-53 relative, which the §18 slack absorbs), then the one rounding to storage
 // Why not fast/cos_sin.h's rows: they are rounded to float32 (a second rounding of 2^-25
 // relative before the rotation, which alone breaks the ½-ulp bound); its double stage is not
 // exposed, so the same operation list is written here, in double, on the same constants.
@@ -95,8 +97,9 @@ inline void rotate_row_precise(const rotation_chunk& chunk, const double* cos_si
     const double s = chunk.inverse ? -cos_sin[pairs + j] : cos_sin[pairs + j];
     const double bs = b * s;
     const double as = a * s;
-    store_rounded_once(chunk.storage, out, ia, std::fma(a, c, -bs));
-    store_rounded_once(chunk.storage, out, ib, std::fma(b, c, as));
+    const double scale = chunk.output_scale;  // y / 1 is y bit for bit
+    store_rounded_once(chunk.storage, out, ia, std::fma(a, c, -bs) / scale);
+    store_rounded_once(chunk.storage, out, ib, std::fma(b, c, as) / scale);
   }
 }
 

@@ -435,6 +435,8 @@ void fill_precise_cos_sin_rows(const std::int64_t* positions, std::int64_t count
 }
 
 void rotate_chunk_precise_simd(const rotation_chunk& chunk) {
+  // An fp8 output scale σ ≠ 1: the portable loop (same operations, same bits; rotation.h).
+  if (chunk.output_scale != 1.0f) return rotate_chunk_precise_scalar(chunk);
   HWY_DYNAMIC_DISPATCH(precise::rotate_chunk)(chunk);
 }
 
