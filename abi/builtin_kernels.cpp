@@ -62,6 +62,7 @@ int apply_builtin(const ropecheck_rope_call* call) {
     c.position_streams = call->position_streams;
     c.position_stream_stride = call->position_stream_stride;
     c.pair_streams = call->pair_streams;
+    c.output_scale = call->output_scale;
   }
   if (call->rotary_dim < 2 || call->rotary_dim % 2 != 0 || call->inverse_frequencies == nullptr)
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "rotary_dim must be even and >= 2, with frequencies");

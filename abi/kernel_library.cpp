@@ -89,6 +89,11 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
                                fmt::format("{}: its library speaks kernel ABI v1, which has one "
                                            "position stream per call ({} given)",
                                            kernel->name, call.position_streams));
+  if (wrapped.abi_version < 2 && call.output_scale != 1.0f)
+    return fast::status::error(fast::status_code::unsupported,
+                               fmt::format("{}: its library speaks kernel ABI v1, which has no "
+                                           "output_scale ({} given)",
+                                           kernel->name, call.output_scale));
   std::array<char, 512> message{};
   const auto& frequencies = angles.frequencies();
   if (static_cast<std::int64_t>(frequencies.inverse_frequencies.size()) * 2 != call.rotary_dim &&
@@ -114,7 +119,8 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
       // v2 fields; a v1 kernel never reads them.
       call.position_streams,
       call.position_stream_stride,
-      call.pair_streams};
+      call.pair_streams,
+      call.output_scale};
   const int status = kernel->apply(&abi_call);
   if (status == ROPECHECK_STATUS_OK) return fast::status::success();
   message.back() = '\0';
@@ -195,7 +201,8 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
                               .entry = call_abi_kernel,
                               .context = &state->kernels[i],
                               .rounds_once = false,
-                              .multi_stream = version >= 2});
+                              .multi_stream = version >= 2,
+                              .takes_output_scale = version >= 2});
   }
   library.state_ = std::move(state);
   return library;

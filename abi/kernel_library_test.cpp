@@ -11,6 +11,7 @@
 #include <string>
 
 #include "abi/kernel_library.h"
+#include "numeric/fp8.h"
 
 namespace ropecheck::abi {
 namespace {
@@ -83,6 +84,54 @@ TEST(KernelLibrary, PositionStreamsRoundTripAndV1LibrariesGetOneStream) {
     ASSERT_TRUE(run(registry[i], one_d, 1, y_1d).ok());
     ASSERT_TRUE(run(v1.kernels()[i], one_d, 1, y_v1_1d).ok());
     EXPECT_EQ(0, std::memcmp(y_1d.data(), y_v1_1d.data(), x.size() * sizeof(float)));
+  }
+}
+
+// The fp8 output scale through the ABI (v2's last field): the loaded kernels store the direct
+// call's bits for a scale of 3 (not a power of two); the refusal of a scale with float32 comes
+// back as unsupported; a v1 library is refused a scale != 1 (its calls have no such field, so
+// it would otherwise store unscaled values) and still serves scale 1 bit for bit.
+TEST(KernelLibrary, OutputScaleRoundTripsAndV1LibrariesAreRefusedAScale) {
+  const auto library = kernel_library::load(ROPECHECK_KERNELS_LIB);
+  const auto v1 = kernel_library::load(ROPECHECK_KERNELS_V1_LIB);
+  const auto registry = fast::kernel_registry();
+  ASSERT_EQ(v1.kernels().size(), registry.size());
+  const rope_spec spec{16, 16, 10000, pairing::adjacent, "test"};
+  const int tokens = 3, heads = 2, n = tokens * heads * 16;
+  const dtype storage = dtype::float8_e4m3fn;
+  std::vector<std::uint8_t> x(n);
+  for (int i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = float_to_float8_bits(storage, 40 * std::sin(0.37f * static_cast<float>(i)));
+  const std::vector<std::int64_t> positions = {0, 7, 300};
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (!registry[i].supports(storage)) continue;
+    const auto run = [&](const fast::kernel_info& kernel, dtype t, float scale, void* y) {
+      fast::rope_call call = fast::make_call({t, spec.pair, 16, 16}, positions,
+                                             fast::packed_tensor(x.data(), y, heads, 16));
+      call.output_scale = scale;
+      const auto angles = kernel.prepare(fast::unscaled_frequencies(spec), 301);
+      return kernel.apply(call, *angles.value);
+    };
+    std::vector<std::uint8_t> y_direct(n), y_loaded(n), y_v1(n), y_unscaled(n);
+    ASSERT_TRUE(run(registry[i], storage, 3.0f, y_direct.data()).ok());
+    const auto s = run(library.kernels()[i], storage, 3.0f, y_loaded.data());
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_EQ(y_direct, y_loaded) << registry[i].name;
+    ASSERT_TRUE(run(registry[i], storage, 1.0f, y_unscaled.data()).ok());
+    EXPECT_NE(y_direct, y_unscaled) << "the scale must change the stored bits";
+    const auto refused = run(v1.kernels()[i], storage, 3.0f, y_v1.data());
+    EXPECT_EQ(refused.code, fast::status_code::unsupported);
+    EXPECT_NE(refused.message.find("ABI v1"), std::string::npos) << refused.message;
+    ASSERT_TRUE(run(v1.kernels()[i], storage, 1.0f, y_v1.data()).ok());
+    EXPECT_EQ(y_unscaled, y_v1);
+    std::vector<float> x32(n), y32(n);
+    const auto not_fp8 = [&] {
+      fast::rope_call call = fast::make_call({dtype::float32, spec.pair, 16, 16}, positions,
+                                             fast::packed_tensor(x32.data(), y32.data(), heads, 16));
+      call.output_scale = 2.0f;
+      const auto angles = library.kernels()[i].prepare(fast::unscaled_frequencies(spec), 301);
+      return library.kernels()[i].apply(call, *angles.value);
+    }();
+    EXPECT_EQ(not_fp8.code, fast::status_code::unsupported) << not_fp8.message;
   }
 }
 

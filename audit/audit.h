@@ -33,6 +33,9 @@ struct audit_input {
   std::vector<std::int64_t> stream_positions;
   dtype judged = dtype::float32;        // the output dtype y is judged as
   std::optional<double> tolerance_units;  // override: units of 2^-24 × pair norm
+  // fp8 written with a per-call output scale σ (fast/rope_call.h): y holds round(y_exact / σ),
+  // judged against sat(y_exact / σ) within bounds::scaled_output_bound's terms (§19).
+  float output_scale = 1.0f;
   std::string spec_file, x_file, positions_file, y_file;  // for the report
 };
 

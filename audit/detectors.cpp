@@ -9,6 +9,7 @@
 #include "audit/detector_catalog.h"
 #include "reference/double_tier.h"
 #include "spec/pair_index.h"
+#include "spec/stream_layout.h"
 
 namespace ropecheck::audit {
 
@@ -18,15 +19,17 @@ explanation diagnosis_context::explain(
   double worst = 0;
   const int rotary = in.spec.rotary_dim;
   std::vector<double> ref(in.spec.head_dim);
+  const auto stream = pair_streams(in.spec.streams, rotary);  // each pair's stream, for its tolerance
   for (const sampled_vector& v : sampled.vectors) {
     alternative(v, ref);
+    const auto m = positions_of(v);
     for (int j = 0; j < rotary / 2; ++j) {
       const auto [a, b] = pair_of(in.spec.pair, rotary, j);
       const double norm = std::hypot(v.x[a], v.x[b]);
       for (const int c : {a, b}) {
         const double err = std::fabs(v.y[c] - ref[c]);
         ++total;
-        if (err <= rule.allowed(norm, v.position, theta[j], v.y[c])) ++within;
+        if (err <= rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], theta[j], v.y[c])) ++within;
         if (norm > 0) worst = std::max(worst, err / norm / unit);
       }
     }
@@ -34,22 +37,40 @@ explanation diagnosis_context::explain(
   return {total > 0 ? static_cast<double>(within) / static_cast<double>(total) : 0, worst};
 }
 
-namespace {
-
-std::vector<std::int64_t> sampled_positions(const diagnosis_context& c) {
+std::vector<std::int64_t> diagnosis_context::positions_of(const sampled_vector& v) const {
+  if (in.stream_positions.empty()) return {v.position};
+  const auto rows = static_cast<std::int64_t>(in.positions.size());
   std::vector<std::int64_t> p;
-  for (const auto& v : c.sampled.vectors) p.push_back(v.position);
+  for (int s = 0; s < in.spec.streams.streams(); ++s)
+    p.push_back(in.stream_positions[static_cast<std::size_t>(s * rows + v.row)]);
   return p;
 }
 
-}  // namespace
+std::vector<std::int64_t> diagnosis_context::sampled_positions(std::span<const int> shifts) const {
+  const std::vector<int> none = {0};
+  std::vector<std::int64_t> p;
+  for (const auto& v : sampled.vectors)
+    for (const std::int64_t m : positions_of(v))
+      for (const int k : shifts.empty() ? std::span<const int>(none) : shifts) p.push_back(m + k);
+  return p;
+}
+
+void diagnosis_context::rotate_at(const reference::double_tier& tier, const sampled_vector& v,
+                                  std::span<const std::int64_t> positions, std::span<double> out) {
+  if (tier.streams() == 1) return tier.rotate(v.x, positions[0], out);
+  std::vector<double> row(static_cast<std::size_t>(tier.rotary_dim()));
+  tier.stream_cos_sin(positions, row);
+  tier.rotate(v.x, row, out);
+}
 
 // wrong_pairing: the output is what the other pairing gives.
 std::optional<reports::finding> detect_wrong_pairing(const diagnosis_context& c) {
   rope_spec other = c.in.spec;
   other.pair = other.pair == pairing::adjacent ? pairing::half_split : pairing::adjacent;
-  const reference::double_tier tier(other, sampled_positions(c));
-  const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) { tier.rotate(v.x, v.position, ref); });
+  const reference::double_tier tier(other, c.sampled_positions());
+  const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+    diagnosis_context::rotate_at(tier, v, c.positions_of(v), ref);
+  });
   if (!diagnosis_context::explains(e)) return std::nullopt;
   return reports::finding{
       "wrong_pairing",
@@ -62,13 +83,15 @@ std::optional<reports::finding> detect_wrong_pairing(const diagnosis_context& c)
 
 // position_offset: the output is the reference at positions shifted by a constant.
 std::optional<reports::finding> detect_position_offset(const diagnosis_context& c) {
-  std::vector<std::int64_t> shifted;
-  for (auto m : sampled_positions(c))
-    for (int k = -4; k <= 4; ++k) shifted.push_back(m + k);
-  const reference::double_tier tier(c.in.spec, shifted);
+  const std::vector<int> shifts = {-4, -3, -2, -1, 0, 1, 2, 3, 4};
+  const reference::double_tier tier(c.in.spec, c.sampled_positions(shifts));
   for (int k = -4; k <= 4; ++k) {
     if (k == 0) continue;
-    const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) { tier.rotate(v.x, v.position + k, ref); });
+    const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+      auto m = c.positions_of(v);
+      for (auto& p : m) p += k;  // every stream shifted: a position_ids offset
+      diagnosis_context::rotate_at(tier, v, m, ref);
+    });
     if (diagnosis_context::explains(e))
       return reports::finding{
           "position_offset",
@@ -82,11 +105,14 @@ std::optional<reports::finding> detect_position_offset(const diagnosis_context& 
 
 // position_offset, the extreme case: every token rotated as if at position 0.
 std::optional<reports::finding> detect_positions_ignored(const diagnosis_context& c) {
-  const auto p = sampled_positions(c);
+  const auto p = c.sampled_positions();
   if (std::none_of(p.begin(), p.end(), [](std::int64_t m) { return m != 0; })) return std::nullopt;
   const std::vector<std::int64_t> zero = {0};
   const reference::double_tier tier(c.in.spec, zero);
-  const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) { tier.rotate(v.x, 0, ref); });
+  const std::vector<std::int64_t> zeros(static_cast<std::size_t>(c.in.spec.streams.streams()), 0);
+  const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+    diagnosis_context::rotate_at(tier, v, zeros, ref);
+  });
   if (!diagnosis_context::explains(e)) return std::nullopt;
   return reports::finding{
       "position_offset",
@@ -120,6 +146,88 @@ std::optional<reports::finding> detect_magnitude_scale(const diagnosis_context& 
       e.within,
       fmt::format("least-squares factor {:.6g}; the reference × it: {:.1f}% of sampled outputs within tolerance",
                   alpha, 100 * e.within)};
+}
+
+// stream_layout: with position streams, the output is the rotation under another stream layout
+// (the bugs that shipped, mutants/mutant_registry.cpp): the two non-temporal streams exchanged
+// (M-RoPE height and width sections swapped; vision rows and columns read as (col, row)), the
+// contiguous layout where interleaved was meant or the reverse (a kernel that hard-coded one), or
+// a text token's position put in stream 0 only (the others at 0).
+std::optional<reports::finding> detect_stream_layout(const diagnosis_context& c) {
+  const stream_layout& configured = c.in.spec.streams;
+  if (!configured.multi()) return std::nullopt;
+  const int streams = configured.streams();
+  struct alternative {
+    std::string what;                 // the message's description of the bug
+    rope_spec spec;                   // the layout it rotates by
+    std::function<std::vector<std::int64_t>(std::vector<std::int64_t>)> positions;  // the streams it reads
+  };
+  const auto same = [](std::vector<std::int64_t> p) { return p; };
+  std::vector<alternative> alternatives;
+  alternatives.push_back(
+      {configured.vision() ? "rows and columns exchanged: (row, col) read as (col, row)"
+                           : "the height and width sections exchanged (each reads the other's positions)",
+       c.in.spec, [](std::vector<std::int64_t> p) {
+         std::swap(p[p.size() - 2], p[p.size() - 1]);
+         return p;
+       }});
+  if (!configured.vision()) {
+    // The other M-RoPE rule with the same pairs per stream.
+    const auto map = pair_streams(configured, c.in.spec.rotary_dim);
+    std::vector<int> counts(3, 0);
+    for (const auto s : map) ++counts[static_cast<std::size_t>(s)];
+    rope_spec other = c.in.spec;
+    other.streams = {configured.rule == stream_rule::mrope_sections ? stream_rule::mrope_interleaved
+                                                                     : stream_rule::mrope_sections,
+                     counts};
+    if (stream_layout_problem(other.streams, other.rotary_dim).empty())
+      alternatives.push_back({fmt::format("the {} layout where {} was configured (a kernel hard-coding one "
+                                          "layout)", to_string(other.streams.rule), to_string(configured.rule)),
+                              other, same});
+  }
+  alternatives.push_back({"a text token's position put in stream 0 only, the other streams left at 0", c.in.spec,
+                          [](std::vector<std::int64_t> p) {
+                            if (std::all_of(p.begin(), p.end(), [&](std::int64_t m) { return m == p.front(); }))
+                              std::fill(p.begin() + 1, p.end(), 0);
+                            return p;
+                          }});
+  const auto configured_map = pair_streams(configured, c.in.spec.rotary_dim);
+  for (const alternative& a : alternatives) {
+    // An alternative that turns every sampled pair by the same position as the configured
+    // layout (e.g. only text rows sampled) explains nothing the reference does not.
+    const auto map = pair_streams(a.spec.streams, a.spec.rotary_dim);
+    const bool differs = std::any_of(c.sampled.vectors.begin(), c.sampled.vectors.end(), [&](const sampled_vector& v) {
+      const auto p = c.positions_of(v), q = a.positions(p);
+      for (std::size_t j = 0; j < map.size(); ++j)
+        if (p[static_cast<std::size_t>(configured_map[j])] != q[static_cast<std::size_t>(map[j])]) return true;
+      return false;
+    });
+    if (!differs) continue;
+    std::vector<std::int64_t> positions = {0};
+    for (const auto& v : c.sampled.vectors)
+      for (const std::int64_t m : a.positions(c.positions_of(v))) positions.push_back(m);
+    const reference::double_tier tier(a.spec, positions);
+    const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+      diagnosis_context::rotate_at(tier, v, a.positions(c.positions_of(v)), ref);
+    });
+    if (!diagnosis_context::explains(e)) continue;
+    // Rows whose streams are all equal (text) turn the same under every layout: a bug shows
+    // only on rows whose streams differ, so the finding says how many of those were sampled.
+    std::size_t differing = 0;
+    for (const auto& v : c.sampled.vectors) {
+      const auto p = c.positions_of(v);
+      differing += !std::all_of(p.begin(), p.end(), [&](std::int64_t m) { return m == p.front(); });
+    }
+    return reports::finding{
+        "stream_layout",
+        fmt::format("the output follows another position-stream layout than the configured {}: {}",
+                    to_string(configured.rule), a.what),
+        e.within,
+        fmt::format("recomputed that way over {} streams: {:.1f}% of sampled outputs within tolerance ({} of {} "
+                    "sampled vectors on rows whose streams differ)",
+                    streams, 100 * e.within, differing, c.sampled.vectors.size())};
+  }
+  return std::nullopt;
 }
 
 }  // namespace ropecheck::audit

@@ -58,15 +58,14 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
                                 r.passthrough_modified, r.passthrough_checked, in.spec.rotary_dim),
                     0, ""});
   diagnose_context(in, data);
-  if (!in.stream_positions.empty()) {
-    // The detectors and the recipe fit replay 1-D rotations at one position per row; with
-    // position streams they would attribute to the wrong angle. The verdict above judged every
-    // output at its own streams; the causes are left to say so, not guessed.
+  if (in.output_scale != 1.0f) {
+    // The detectors and the recipe fit model unscaled stores; with an fp8 output scale they
+    // would fit the division as a cause. The verdict judged round(y / σ); causes are not guessed.
     if (r.outputs_beyond_tolerance > 0)
       causes.push_back({"unexplained",
                         fmt::format("{} outputs exceed the tolerance; the diagnosis (detectors, recipe fit) "
-                                    "reads one position per row and does not run on position streams "
-                                    "({} layout)", r.outputs_beyond_tolerance, to_string(in.spec.streams.rule)),
+                                    "does not run on outputs written with an output scale ({})",
+                                    r.outputs_beyond_tolerance, in.output_scale),
                         1, ""});
     r.diagnosis = std::move(causes);
     r.diagnosis.insert(r.diagnosis.end(), data.begin(), data.end());
@@ -76,9 +75,16 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
   diagnosis_context c{in, sampled,
                       tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},
                       std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end())};
-  forensics_result f = attribute(c, tier);
-  r.recipe = f.recipe;
-  r.attribution = f.attribution;
+  // The recipe fit (forensics.h) replays each recipe's roundings at one position per row; with
+  // position streams it would round the wrong angles, so it is not run and the report says so
+  // (the detectors below do run: they recompute at every stream's position).
+  const bool streams = !in.stream_positions.empty();
+  forensics_result f;
+  if (!streams) {
+    f = attribute(c, tier);
+    r.recipe = f.recipe;
+    r.attribution = f.attribution;
+  }
 
   if (r.outputs_beyond_tolerance > 0) {
     for (const detector& d : detectors())
@@ -92,6 +98,15 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
                      [](const reports::finding& a, const reports::finding& b) { return a.share > b.share; });
     const auto rounding = std::find_if(f.findings.begin(), f.findings.end(),
                                        [](const reports::finding& x) { return x.code == "output_rounding"; });
+    if (causes.empty() && streams) {
+      causes.push_back({"unexplained",
+                        fmt::format("{} outputs exceed the tolerance and no known bug (pairing, position offset, "
+                                    "scale factor, stream layout) reproduces them; the recipe fit (positions, "
+                                    "frequencies, angles, cos/sin, arithmetic) replays one position per row and "
+                                    "is not run on position streams ({} layout)",
+                                    r.outputs_beyond_tolerance, to_string(in.spec.streams.rule)),
+                        1, "no recipe fitted"});
+    }
     if (causes.empty()) {
       double residual = 0;
       for (const auto& a : r.attribution)

@@ -1,6 +1,8 @@
 // diagnosis_context: what every detector and the recipe fit share — the audit's input, the
 // sample, the tolerance rule and θ_j — and `explain`, the fraction of sampled outputs within
-// tolerance of a reference recomputed the way a suspected bug would have made it.
+// tolerance of a reference recomputed the way a suspected bug would have made it. With position
+// streams (M-RoPE, 2-D vision) a sampled row has a position per stream: positions_of and
+// rotate_at recompute at those, so every detector runs on stream inputs too.
 #pragma once
 
 #include <functional>
@@ -10,6 +12,7 @@
 #include "audit/audit.h"
 #include "audit/sample.h"
 #include "audit/tolerance.h"
+#include "reference/double_tier.h"
 
 namespace ropecheck::audit {
 
@@ -23,6 +26,16 @@ struct diagnosis_context {
   const sample& sampled;
   tolerance_rule rule;
   std::vector<double> theta;  // θ'_j the double tier rotates by
+
+  // The sampled row's position in each stream of the spec's layout ({v.position} with one).
+  std::vector<std::int64_t> positions_of(const sampled_vector& v) const;
+  // Every sampled row's positions, every stream, each shifted by every k in `shifts`: the
+  // positions a tier for a recomputation is built over.
+  std::vector<std::int64_t> sampled_positions(std::span<const int> shifts = {}) const;
+  // `tier`'s rotation of v.x at `positions` (one per stream of the tier's spec: a tier of another
+  // layout reads the same streams differently).
+  static void rotate_at(const reference::double_tier& tier, const sampled_vector& v,
+                        std::span<const std::int64_t> positions, std::span<double> out);
 
   // alternative(vector, ref_out) writes the suspected reference for one sampled vector.
   explanation explain(const std::function<void(const sampled_vector&, std::span<double>)>& alternative) const;

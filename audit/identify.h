@@ -4,6 +4,12 @@
 // fits), the attention factor, a constant position offset, and the rounding recipe (an audit
 // against the inferred spec). Each inference carries a confidence. The spec it writes is one
 // `ropecheck audit` reads unchanged.
+// With position streams (issue 16 §3–§4: [3, tokens] M-RoPE, [2, tokens] 2-D vision positions)
+// it also finds the stream layout (rope_spec.h stream_rule): which stream each pair's angle
+// follows, from the per-pair angles, then the one known rule (and sections) that maps pairs to
+// those streams; vision rows-first and alternating share that map and are told apart by which
+// frequency order the base fits. Positions whose streams cannot be told apart (equal streams in
+// every row, or several layouts fitting) are refused as bad input, never guessed.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +28,8 @@ namespace ropecheck::audit {
 
 struct identify_input {
   tensor x, y;                          // [rows, heads, head_dim] (any leading shape), same shape
-  std::vector<std::int64_t> positions;  // one per row
+  std::vector<std::int64_t> positions;  // one per row; with streams > 1 streams × rows, stream-major
+  int streams = 1;                      // position streams per token: 1, 3 (t, h, w) or 2 (row, col)
   std::int64_t heads = 1;
   dtype judged = dtype::float32;
   std::string x_file, positions_file, y_file;
@@ -33,7 +40,10 @@ struct identification {
   double rotary_confidence = 0;   // fraction of sampled vectors whose pass-through dims equal X
   pairing pair = pairing::half_split;
   double pairing_confidence = 0;  // fraction of pairs whose norm the pairing preserves (× A²)
-  std::vector<double> theta;      // fitted θ_j per pair (radians per position)
+  std::vector<double> theta;      // fitted θ_j per pair (radians per position; θ_{f(j)} with streams)
+  int streams = 1;                // position streams given
+  stream_layout layout;           // the stream rule found (single with one stream)
+  int stream_distinct_pairs = 0;  // pairs whose stream the data determines alone
   double base = 0;                // θ_j ≈ base^(−2j/rotary_dim) / linear_factor
   double linear_factor = 1;
   bool explicit_frequencies = false;  // no named scaling fits: the spec lists θ_j

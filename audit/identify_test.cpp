@@ -8,12 +8,14 @@
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <random>
 
 #include "audit/identify.h"
 #include "audit/positions_test_support.h"
 #include "io/io_error.h"
 #include "reference/double_tier.h"
+#include "reference/rope_tensor.h"
 #include "numeric/half.h"
 #include "spec/spec_reader.h"
 
@@ -186,6 +188,146 @@ TEST(Identify, EveryNamedScalingInBothPairingsIsReproducedBySpecItWrites) {
       for (int j = 0; j < 32; ++j)
         EXPECT_NEAR(id.theta[j] / tier.inverse_frequencies()[j], 1, 1e-6) << what << " j " << j;
     }
+}
+
+
+// Position streams (issue 16 §3–§4). The dumps come from the 256-bit reference
+// (reference/rope_tensor.h, its own statement of the stream rules in rope_streams.cpp, rounded
+// once to float32) under a spec the spec reader parses from a real config in
+// fixtures/model-configs/ — never from identify or the double tier it audits with.
+namespace streams_test {
+
+rope_spec fixture_spec(const std::string& file, const std::string& tower = "") {
+  std::ifstream in(ROPECHECK_SOURCE_DIR "/fixtures/model-configs/" + file);
+  return parse_spec(nlohmann::json::parse(in), file, spec_options{"", tower});
+}
+
+// Qwen2-VL's get_rope_index: `text` text tokens (three equal streams), then an image of
+// grid_h × grid_w merged patches at t = text, h = text + row, w = text + col, then `after` text
+// tokens from max + 1.
+std::vector<std::int64_t> image_after_text(std::int64_t text, std::int64_t grid_h, std::int64_t grid_w,
+                                           std::int64_t after) {
+  std::vector<std::int64_t> t, h, w;
+  for (std::int64_t k = 0; k < text; ++k) t.push_back(k), h.push_back(k), w.push_back(k);
+  for (std::int64_t r = 0; r < grid_h; ++r)
+    for (std::int64_t c = 0; c < grid_w; ++c) t.push_back(text), h.push_back(text + r), w.push_back(text + c);
+  const std::int64_t next = text + std::max(grid_h, grid_w);
+  for (std::int64_t k = 0; k < after; ++k) t.push_back(next + k), h.push_back(next + k), w.push_back(next + k);
+  std::vector<std::int64_t> out = t;
+  out.insert(out.end(), h.begin(), h.end());
+  out.insert(out.end(), w.begin(), w.end());
+  return out;
+}
+
+// A vision grid's (row, col) per patch, stream-major; `first` is the first row's and column's
+// index (Llama 4 counts from 1).
+std::vector<std::int64_t> patch_grid(std::int64_t grid_h, std::int64_t grid_w, std::int64_t first = 0) {
+  std::vector<std::int64_t> row, col;
+  for (std::int64_t r = 0; r < grid_h; ++r)
+    for (std::int64_t c = 0; c < grid_w; ++c) row.push_back(first + r), col.push_back(first + c);
+  row.insert(row.end(), col.begin(), col.end());
+  return row;
+}
+
+identify_input reference_dump(const rope_spec& spec, const std::vector<std::int64_t>& positions) {
+  constexpr std::int64_t heads = 2;
+  const int streams = spec.streams.streams();
+  const auto rows = static_cast<std::int64_t>(positions.size()) / streams;
+  std::vector<double> x(static_cast<std::size_t>(rows * heads * spec.head_dim));
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  for (double& v : x) v = static_cast<float>(normal(rng));
+  const auto y = reference::rope_tensor(x, {rows, heads}, positions, spec, reference::reference_form::elementwise,
+                                        reference::reference_output::float32);
+  identify_input in;
+  in.x = from_float64(x, {rows, heads, spec.head_dim}, dtype::float32);
+  in.y = from_float64(y, {rows, heads, spec.head_dim}, dtype::float32);
+  in.positions = positions;
+  in.streams = streams;
+  in.heads = heads;
+  in.judged = dtype::float32;
+  in.x_file = "x.npy", in.y_file = "y.npy", in.positions_file = "pos.npy";
+  return in;
+}
+
+void expect_found(const rope_spec& truth, const identification& id) {
+  EXPECT_EQ(id.layout.rule, truth.streams.rule) << to_string(id.layout.rule);
+  EXPECT_EQ(id.layout.section, truth.streams.section);
+  EXPECT_EQ(id.spec.streams.rule, truth.streams.rule);  // the spec written reads back the same
+  EXPECT_EQ(id.spec.streams.section, truth.streams.section);
+  EXPECT_EQ(id.rotary_dim, truth.rotary_dim);
+  EXPECT_EQ(id.pair, truth.pair);
+  EXPECT_NEAR(id.base / truth.base, 1, 1e-6);
+  EXPECT_FALSE(id.explicit_frequencies);
+  EXPECT_EQ(id.offset, 0);
+  EXPECT_TRUE(id.audit_passed);
+  const auto j = identification_json(id);
+  EXPECT_EQ(j.at("position_streams").at("layout"), std::string(to_string(truth.streams.rule)));
+  EXPECT_EQ(j.at("position_streams").at("count"), truth.streams.streams());
+}
+
+}  // namespace streams_test
+
+// Qwen2.5-VL-7B-Instruct (fixture): contiguous sections [16, 24, 24], half-split, base 10^6,
+// at an image grid after text. identify names mrope_sections with those sections.
+TEST(IdentifyStreams, Qwen25VLContiguousSectionsAtAnImageGrid) {
+  using namespace streams_test;
+  const rope_spec truth = fixture_spec("Qwen2.5-VL-7B-Instruct.json");
+  ASSERT_EQ(truth.streams.rule, stream_rule::mrope_sections);
+  const auto id = identify(reference_dump(truth, image_after_text(6, 10, 14, 6)));
+  expect_found(truth, id);
+  EXPECT_EQ(id.stream_distinct_pairs, 64);
+  EXPECT_NE(identification_text(id).find("mrope_sections [16, 24, 24]"), std::string::npos);
+  const auto spec = spec_json(id);
+  EXPECT_EQ(spec.at("rope_scaling").at("mrope_section"), nlohmann::json({16, 24, 24}));
+  EXPECT_FALSE(spec.at("rope_scaling").contains("mrope_interleaved"));
+}
+
+// Qwen3-VL-8B-Instruct (fixture): interleaved sections [24, 20, 20], base 5·10^6.
+TEST(IdentifyStreams, Qwen3VLInterleavedSections) {
+  using namespace streams_test;
+  const rope_spec truth = fixture_spec("Qwen3-VL-8B-Instruct.json");
+  ASSERT_EQ(truth.streams.rule, stream_rule::mrope_interleaved);
+  const auto id = identify(reference_dump(truth, image_after_text(6, 10, 14, 6)));
+  expect_found(truth, id);
+  EXPECT_EQ(spec_json(id).at("rope_scaling").at("mrope_interleaved"), true);
+}
+
+// Vision towers (`--tower vision` of the fixtures): Qwen2.5-VL rows first, Pixtral (Mistral
+// Small 3.1) alternating — the same streams per pair, told apart by the frequency order — and
+// the spec written carries the layout as "stream_layout".
+TEST(IdentifyStreams, VisionRowsFirstAndAlternating) {
+  using namespace streams_test;
+  for (const char* file : {"Qwen2.5-VL-7B-Instruct.json", "Mistral-Small-3.1-24B-Instruct-2503.json"}) {
+    const rope_spec truth = fixture_spec(file, "vision");
+    const auto id = identify(reference_dump(truth, patch_grid(12, 16)));
+    SCOPED_TRACE(file);
+    expect_found(truth, id);
+    EXPECT_EQ(spec_json(id).at("stream_layout"), std::string(to_string(truth.streams.rule)));
+  }
+}
+
+// Equal streams in every row (text only): every layout fits, so identify refuses (exit 2)
+// rather than pick one; so do positions that leave several sections fitting.
+TEST(IdentifyStreams, EqualStreamsAreAmbiguousAndRefused) {
+  using namespace streams_test;
+  const rope_spec truth = fixture_spec("Qwen2.5-VL-7B-Instruct.json");
+  std::vector<std::int64_t> text;
+  for (int s = 0; s < 3; ++s)
+    for (std::int64_t k = 0; k < 40; ++k) text.push_back(k);
+  try {
+    identify(reference_dump(truth, text));
+    FAIL() << "equal streams were identified";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("hold equal streams in every row"), std::string::npos) << e.what();
+  }
+  // One image row: height equals temporal on every image token, so the t/h boundary is free.
+  try {
+    identify(reference_dump(truth, image_after_text(6, 1, 20, 0)));
+    FAIL() << "a one-row image was identified";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not tell the stream layouts apart"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -60,6 +60,12 @@ struct pair_constants {
   // fp8 stores saturate: y is judged against clamp(y_exact, ±max) (bounds::saturated_exact);
   // +inf (no clamp) for the other dtypes.
   double saturation = HUGE_VAL;
+  // The fp8 output scale σ (tolerance_rule::allowed's σ terms, in the same order). At σ = 1
+  // every σ term is an exact no-op (x/1, + 0), so unscaled audits keep their bits.
+  double output_scale = 1;
+  double division_unit = 0;   // u if σ is not a power of two, else 0
+  double division_floor = 0;  // 2^-150 if σ ≠ 1
+  double reference_division = 0;  // 2^-53 if σ ≠ 1
 };
 struct pair_counts {
   std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
@@ -87,8 +93,8 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
   for (std::int64_t j = 0; j < pairs; ++j) {
     const auto [a, b] = pair_of(pair, 2 * pairs, j);
     const double ya = y[a], yb = y[b];
-    const double ra = larger(-k.saturation, smaller(ref[a], k.saturation));
-    const double rb = larger(-k.saturation, smaller(ref[b], k.saturation));
+    const double ra = larger(-k.saturation, smaller(ref[a] / k.output_scale, k.saturation));
+    const double rb = larger(-k.saturation, smaller(ref[b] / k.output_scale, k.saturation));
     const double norm = pair_norm<x_is_float64>(x[a], x[b]);
     // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
     const double scaled_norm = k.attention * norm;
@@ -102,8 +108,11 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     const double err_a = kept_or_zero(finite_a, std::fabs(ya - ra));
     const double err_b = kept_or_zero(finite_b, std::fabs(yb - rb));
     // tolerance_rule::allowed, term for term, with the pair's shared part computed once.
-    const double shared = coefficient[j] * scaled_norm + k.floor;
-    const double oracle = tolerance_rule::oracle_coefficient * scaled_norm;
+    const double working = coefficient[j] * scaled_norm + k.floor;
+    const double shared = working / k.output_scale +
+                          (k.division_unit * (scaled_norm + working) / k.output_scale + k.division_floor);
+    const double oracle =
+        (tolerance_rule::oracle_coefficient + k.reference_division) * scaled_norm / k.output_scale;
     const double allowed_a = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_a, ya))) + oracle;
     const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
     // & rather than &&: every comparison is evaluated, so none needs a branch.
@@ -111,7 +120,8 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     const double err = larger(err_a, err_b);
     abs_max[j] = larger(abs_max[j], err);
     // err / ‖pair‖; for a zero pair err/0 is infinity if err > 0 and NaN (taken as 0) if not.
-    const double rel = larger(0.0, err / norm);
+    // (in the unscaled output's units: err · σ)
+    const double rel = larger(0.0, err * k.output_scale / norm);
     max_rel[j] = larger(max_rel[j], rel);
     above_worst |= std::int64_t{rel > k.worst_rel};
     // ULPs only where the output does not cancel: |y_exact| >= norm / 16 > 0, so the exact

@@ -10,6 +10,7 @@
 #include "audit/judge_pairs.h"
 #include "audit/profiles.h"
 #include "audit/tolerance.h"
+#include "numeric/storage_element.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -26,7 +27,8 @@ class judging_loop {
         d_(in.spec.head_dim),
         rotary_(in.spec.rotary_dim),
         rows_(static_cast<std::int64_t>(in.positions.size())),
-        rule_{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor())},
+        rule_{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor()),
+              in.output_scale},
         attention_(tier.attention_factor()),
         theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
         profile_(rotary_ / 2),
@@ -92,7 +94,11 @@ class judging_loop {
         tier_.rotate(x, rs.cos_sin, ref);
         for (int c = rotary_; c < d_; ++c) {
           ++r.passthrough_checked;
-          if (!same_value(y[c], x[c])) ++r.passthrough_modified;
+          // With an output scale the stored pass-through is round(fl(x / σ)) (fast/rotation.h).
+          const double expected = in_.output_scale == 1.0f
+                                      ? x[c]
+                                      : round_to_storage(in_.judged, static_cast<float>(x[c]) / in_.output_scale);
+          if (!same_value(y[c], expected)) ++r.passthrough_modified;
         }
         (this->*judge)(rs, h, x, y, ref, r);
         if (sampled_row && sampled.wants_head(h)) [[unlikely]]
@@ -136,8 +142,12 @@ class judging_loop {
   template <pairing pair, bool x_is_float64, bool judged_float32>
   void judge_vector(row_state& rs, std::int64_t h, std::span<const double> x, std::span<const double> y,
                     std::span<const double> ref, reports::audit_report& r) {
+    const double sigma = in_.output_scale;
+    const bool scaled = sigma != 1;
     const pair_constants k{rotary_ / 2, in_.judged, rule_.floor(), attention_, r.max_rel_pair_error_units * unit,
-                           bounds::saturation_limit(in_.judged)};
+                           bounds::saturation_limit(in_.judged), sigma,
+                           scaled && !bounds::is_power_of_two(sigma) ? bounds::float32_unit_roundoff : 0.0,
+                           scaled ? 0x1p-150 : 0.0, scaled ? tolerance_rule::reference_division : 0.0};
     const pair_counts n = judge_pairs<pair, x_is_float64, judged_float32>(
         k, x.data(), y.data(), ref.data(), rs.coefficient.data(), rs.max_rel.data(), profile_.abs_max.data(),
         profile_.ulp_sum.data(), profile_.ulp_max.data(), profile_.freq_count.data());
@@ -164,9 +174,10 @@ class judging_loop {
       const double norm = pair_norm<x_is_float64>(x[a], x[b]);
       for (const int c : {a, b}) {
         if (!std::isfinite(y[c])) continue;
-        const double exact = bounds::saturated_exact(in_.judged, ref[c]);  // as judge_pairs
+        const double exact = bounds::saturated_exact(in_.judged, ref[c] / in_.output_scale);  // as judge_pairs
         const double err = std::fabs(y[c] - exact);
-        const double units = (norm > 0 ? err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
+        const double scaled_err = err * in_.output_scale;  // in the unscaled output's units
+        const double units = (norm > 0 ? scaled_err / norm : (err > 0 ? INFINITY : 0.0)) / unit;
         if (units > r.max_rel_pair_error_units || (first_of_audit && j == 0 && c == a)) {
           r.max_rel_pair_error_units = std::max(r.max_rel_pair_error_units, units);
           r.worst = {rs.row / per_sequence, rs.row % per_sequence, h, c, rs.position, y[c], exact,

@@ -22,6 +22,11 @@ struct tolerance_rule {
   std::optional<double> units;
   dtype judged;
   bounds::attention_scale scale = bounds::attention_scale_for(1);
+  // The fp8 output scale σ: the stored values are y/σ, so the working part and the oracle's
+  // are divided by σ, fl(ŷ/σ) adds its rounding (bounds::output_scale_division), and dividing
+  // the oracle's value by σ in double adds 2^-53 of it (docs/error-bounds.md §19).
+  double output_scale = 1;
+  static constexpr double reference_division = 0x1p-53;
   double coefficient(std::int64_t position, double theta) const {
     return units ? *units * unit : bounds::working_output_relative(position, theta, scale);
   }
@@ -31,6 +36,13 @@ struct tolerance_rule {
   static constexpr double oracle_coefficient = bounds::double_tier_pair_error_bound;
   // `scaled_norm` = A·‖pair‖ of the input pair.
   double allowed(double coefficient, double scaled_norm, double stored) const {
+    if (output_scale != 1) {
+      const double working = coefficient * scaled_norm + floor();
+      return working / output_scale +
+             bounds::output_scale_division(output_scale, scaled_norm + working) +
+             bounds::store_half_spacing(judged, stored) +
+             (oracle_coefficient + reference_division) * scaled_norm / output_scale;
+    }
     return (coefficient * scaled_norm + floor()) + bounds::store_half_spacing(judged, stored) +
            oracle_coefficient * scaled_norm;
   }

@@ -191,6 +191,34 @@ inline double pair_bound(dtype storage, double pair_norm, std::int64_t position,
          std::hypot(store_half_spacing(storage, stored_a), store_half_spacing(storage, stored_b));
 }
 
+// §19. A per-call output scale σ (fast/rope_call.h; fp8 storage only): the kernels store
+// RNE(sat(fl(ŷ/σ))), ŷ the float32 result within the working bound W of y_exact, and a
+// pipeline reads stored·σ back. Against sat(y_exact/σ), sat being 1-Lipschitz:
+//   |stored − sat(y_exact/σ)| ≤ W/σ                        ŷ's own error, divided exactly
+//                              + u·(A·r + W)/σ + 2^-150     fl(ŷ/σ): |ŷ| ≤ A·r + W; none for
+//                                                           a power-of-two σ but underflow
+//                              + ulp_of(stored)/2           the store (§6)
+// The precise kernels divide in float64 before their one rounding (§18): within this too.
+// σ = 1 gives output_bound exactly. One function: the properties and the audit call it.
+inline bool is_power_of_two(double v) {
+  int e = 0;
+  return v > 0 && std::isfinite(v) && std::frexp(v, &e) == 0.5;
+}
+// fl(ŷ/σ)'s own error, |ŷ| ≤ `magnitude` (A·r + W): 0 at σ = 1, underflow only for 2^k.
+inline double output_scale_division(double output_scale, double magnitude) {
+  if (output_scale == 1) return 0;
+  if (is_power_of_two(output_scale)) return 0x1p-150;
+  return float32_unit_roundoff * magnitude / output_scale + 0x1p-150;
+}
+inline double scaled_output_bound(dtype storage, double pair_norm, std::int64_t position,
+                                  double theta, double stored, double output_scale,
+                                  const attention_scale& a) {
+  const double working = working_output_bound(pair_norm, position, theta, a);
+  return working / output_scale +
+         output_scale_division(output_scale, a.factor * pair_norm + working) +
+         store_half_spacing(storage, stored);
+}
+
 // The oracle's own error (bounds/double_tier_bound.h, docs/double-tier.md: 3·2^-53·A·r), added to
 // every bound that is checked against the double tier instead of the exact value.
 inline double oracle_output_bound(double pair_norm, const attention_scale& a) {
@@ -238,7 +266,8 @@ inline double agreement_bound(double first_output_bound, double second_output_bo
 // plus its own error) gives a sound bound. The 2^-40 slack is twice the float64 stage's error
 // (≤ 12·2^-53·A·r, §18) — the second of the two roundings, absorbed — with room to spare; the
 // absolute 2^-1000 covers float64's own underflow (values below 2^-1022), far below every
-// storage dtype's smallest subnormal.
+// storage dtype's smallest subnormal. fp8 (saturating) is held to the same bound around
+// saturated_exact(storage, y_exact): RN(clamp(ŷ)) = clamp(RN(ŷ)), max being on the grid (§18).
 inline constexpr double rounded_once_slack = 0x1p-40;
 inline constexpr double rounded_once_underflow = 0x1p-1000;
 inline double rounded_once_output_bound(dtype storage, double pair_norm, double exact_magnitude,

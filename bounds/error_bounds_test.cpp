@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "bounds/error_bounds.h"
@@ -70,6 +71,34 @@ TEST(error_bounds, attention_scale_coefficients_are_the_suprema) {
   // half an ulp of [1, 2), twice that of sin φ → 1⁻.
   EXPECT_GT(attention_scale_for(1 + 0x1p-20).output_coefficient, 2.99);
   EXPECT_GT(attention_scale_for(1.1386294361119891).output_coefficient, 2.8);
+}
+
+// §19: the division fl(ŷ/σ) in float32 moves ŷ/σ by at most output_scale_division(σ, |ŷ|):
+// measured on random float32 ŷ (normal and subnormal quotients alike) and scales, the exact
+// quotient taken in long double (64-bit significand: |error| ≤ 2^-64 relative, far below u).
+// A power-of-two σ divides exactly while the quotient is normal. σ = 1 is output_bound.
+TEST(error_bounds, output_scale_division_bounds_the_float32_division) {
+  std::uint64_t state = 7;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  int rounded = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float y = std::ldexp(static_cast<float>((next() >> 40) | 1) / 16777216.0f,
+                               static_cast<int>(next() >> 58) - 40 - (i % 2) * 90);
+    const float sigma = i % 3 == 0 ? std::ldexp(1.0f, static_cast<int>(next() >> 60) - 8)
+                                   : static_cast<float>(std::exp2((static_cast<double>(next() >> 11) / 0x1p53) * 16 - 8));
+    const long double exact = static_cast<long double>(y) / static_cast<long double>(sigma);
+    const double error = static_cast<double>(std::fabs(static_cast<long double>(y / sigma) - exact));
+    rounded += error > 0;
+    ASSERT_LE(error, output_scale_division(sigma, std::fabs(y))) << y << " / " << sigma;
+    if (is_power_of_two(sigma) && std::fabs(exact) >= 0x1p-126L) {
+      ASSERT_EQ(error, 0) << y << " / " << sigma;
+    }
+  }
+  EXPECT_GT(rounded, 10000) << "general scales must round the quotient";
+  const attention_scale a = attention_scale_for(1);
+  EXPECT_EQ(scaled_output_bound(dtype::float8_e4m3fn, 3, 1000, 0.01, 2.5, 1, a),
+            output_bound(dtype::float8_e4m3fn, 3, 1000, 0.01, 2.5, a));
+  EXPECT_TRUE(is_power_of_two(0.125) && is_power_of_two(1) && !is_power_of_two(3) && !is_power_of_two(0));
 }
 
 }  // namespace

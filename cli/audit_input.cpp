@@ -13,7 +13,7 @@ namespace ropecheck::cli {
 
 audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_paths& paths,
                                     const std::string& y_name, std::optional<dtype> judged,
-                                    std::optional<double> tolerance) {
+                                    std::optional<double> tolerance, float output_scale) {
   if (y.shape != in.x.shape)
     throw io_error(y_name, "shape", "does not match X", format_shape(y.shape),
                    fmt::format("X {} has shape {}", paths.x, format_shape(in.x.shape)));
@@ -33,6 +33,12 @@ audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_p
   input.positions = std::move(in.positions);
   input.judged = judged.value_or(input.y.type);
   input.tolerance_units = tolerance;
+  // An output scale applies to fp8 only (fast/rope_call.h): anything else is refused, exit 2.
+  if (output_scale != 1.0f && !is_float8(input.judged))
+    throw bad_input("--output-scale",
+                    fmt::format("applies to fp8 outputs only, Y is judged as {}", to_string(input.judged)),
+                    fmt::format("{}", output_scale), "pass --dtype float8_e4m3fn|float8_e5m2 for fp8 bits");
+  input.output_scale = output_scale;
   input.spec_file = paths.spec;
   input.x_file = paths.x;
   input.positions_file = paths.positions;

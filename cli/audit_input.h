@@ -18,6 +18,6 @@ namespace ropecheck::cli {
 // messages and in the report; `judged` defaults to Y's dtype.
 audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_paths& paths,
                                     const std::string& y_name, std::optional<dtype> judged,
-                                    std::optional<double> tolerance);
+                                    std::optional<double> tolerance, float output_scale = 1.0f);
 
 }  // namespace ropecheck::cli

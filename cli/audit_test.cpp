@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -187,6 +188,49 @@ TEST_F(Audit, Fp8OutputsAreUint8BitsReadWithDtypeAndSaturationIsJudged) {
   EXPECT_EQ(nlohmann::json::parse(file_text(path("r.json")))["dtype"], "float8_e4m3fn");
 }
 
+// The per-call fp8 output scale end to end: `apply --output-scale 3` on fp8 X (a scale that is
+// not a power of two) writes Y that `audit --output-scale 3` passes, while judging the same Y
+// unscaled, or with the reciprocal (y·S instead of y/S), fails. `reference --output-scale 2`
+// writes the unscaled reference halved bit for bit (division by 2 is exact in float64). Bad
+// scales, and a scale on a non-fp8 Y, are exit 2 naming the flag and the value.
+TEST_F(Audit, Fp8OutputScaleIsAppliedJudgedAndRefused) {
+  std::vector<double> x8(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x8[i] = 40 * x[i];
+  write_npy(path("x8.npy"), from_float64(x8, shape, dtype::float8_e4m3fn));
+  const std::string inputs = " --spec " + path("spec.json") + " --x " + path("x8.npy") + " --pos " + path("pos.npy");
+  const auto applied = run("apply --kernel on_the_fly_simd --dtype float8_e4m3fn --output-scale 3" + inputs +
+                           " --out " + path("y8.npy"));
+  ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  const std::string audit_args = "audit --dtype float8_e4m3fn" + inputs + " --y " + path("y8.npy");
+  const auto scaled = run(audit_args + " --output-scale 3");
+  EXPECT_EQ(scaled.exit_code, 0) << scaled.output;
+  EXPECT_EQ(run(audit_args).exit_code, 1);
+  EXPECT_EQ(run(audit_args + " --output-scale 0.333333333").exit_code, 1);
+
+  const std::string ref_args =
+      "reference --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy");
+  ASSERT_EQ(run(ref_args + " --out " + path("ref.npy")).exit_code, 0);
+  ASSERT_EQ(run(ref_args + " --output-scale 2 --out " + path("half.npy")).exit_code, 0);
+  const auto ref = to_float64(read_npy(path("ref.npy")));
+  const auto half = to_float64(read_npy(path("half.npy")));
+  ASSERT_EQ(ref.size(), half.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(half[i], ref[i] / 2) << i;
+
+  for (const std::string bad : {"0", "-1", "inf", "nan", "abc", "1e39", ""}) {
+    const auto r = run(audit_args + " --output-scale '" + bad + "'");
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("--output-scale"), std::string::npos) << r.output;
+  }
+  const auto not_fp8 = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                           path("pos.npy") + " --y " + path("ref.npy") + " --output-scale 2");
+  EXPECT_EQ(not_fp8.exit_code, 2) << not_fp8.output;
+  EXPECT_NE(not_fp8.output.find("fp8"), std::string::npos) << not_fp8.output;
+  const auto apply_not_fp8 = run("apply --kernel on_the_fly_simd --output-scale 2 --spec " + path("spec.json") +
+                                 " --x " + path("x.npy") + " --pos " + path("pos.npy") + " --out " + path("y32.npy"));
+  EXPECT_EQ(apply_not_fp8.exit_code, 2) << apply_not_fp8.output;
+  EXPECT_NE(apply_not_fp8.output.find("--output-scale"), std::string::npos) << apply_not_fp8.output;
+}
+
 TEST_F(Audit, DiagnosesTheWrongPairing) {
   write_text("adjacent.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent"})");
   ASSERT_EQ(run("reference --spec " + path("adjacent.json") + " --x " + path("x.npy") + " --pos " +
@@ -307,6 +351,78 @@ TEST_F(Audit, IdentifyWritesASpecTheAuditAccepts) {
                          path("pos.npy") + " --y " + path("y.npy"));
   EXPECT_EQ(audit.exit_code, 0) << audit.output;
   EXPECT_EQ(run("identify --x " + path("x.npy") + " --pos " + path("pos.npy") + " --y " + path("missing.npy")).exit_code, 2);
+}
+
+// identify with position streams end to end (issue 16 §3–§4): [3, tokens] positions of an image
+// after text and a Qwen3-VL-like interleaved spec, [2, tokens] patch positions and a vision spec;
+// the reference writes Y, identify names the layout in its report and JSON and writes a spec the
+// audit passes; text-only streams (all equal) are refused, exit 2.
+TEST_F(Audit, IdentifyNamesTheStreamLayout) {
+  std::vector<double> t, h, w;
+  for (int k = 0; k < 6; ++k) t.push_back(k), h.push_back(k), w.push_back(k);
+  for (int r = 0; r < 10; ++r)
+    for (int c = 0; c < 14; ++c) t.push_back(6), h.push_back(6 + r), w.push_back(6 + c);
+  const auto tokens = static_cast<std::int64_t>(t.size());
+  std::vector<double> streams = t;
+  streams.insert(streams.end(), h.begin(), h.end());
+  streams.insert(streams.end(), w.begin(), w.end());
+  write_npy(path("grid.npy"), from_float64(streams, {3, tokens}, dtype::int64));
+  write_npy(path("xs.npy"), from_float64(random_inputs(static_cast<std::size_t>(tokens) * heads * head_dim),
+                                         {tokens, heads, head_dim}, dtype::float32));
+  write_text("qwen3vl.json", R"({"head_dim": 128, "rope_theta": 5000000.0,
+    "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": true}})");
+  ASSERT_EQ(run("reference --spec " + path("qwen3vl.json") + " --x " + path("xs.npy") + " --pos " + path("grid.npy") +
+                " --out " + path("ys.npy") + " --out-dtype float32").exit_code, 0);
+  auto r = run("identify --x " + path("xs.npy") + " --pos " + path("grid.npy") + " --y " + path("ys.npy") +
+               " --spec-out " + path("found.json") + " --json " + path("id.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("position streams         3: mrope_interleaved [24, 20, 20]"), std::string::npos) << r.output;
+  const auto report = nlohmann::json::parse(file_text(path("id.json")));
+  EXPECT_EQ(report["position_streams"]["layout"], "mrope_interleaved");
+  EXPECT_EQ(report["position_streams"]["section"], nlohmann::json({24, 20, 20}));
+  const auto spec = nlohmann::json::parse(file_text(path("found.json")));
+  EXPECT_EQ(spec["rope_scaling"]["mrope_section"], nlohmann::json({24, 20, 20}));
+  EXPECT_EQ(spec["rope_scaling"]["mrope_interleaved"], true);
+  r = run("audit --spec " + path("found.json") + " --x " + path("xs.npy") + " --pos " + path("grid.npy") + " --y " +
+          path("ys.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  // Vision: rows, columns of the 10 × 14 grid (and the text tokens' equal pairs), columns first.
+  std::vector<double> rc(h.begin(), h.end());
+  rc.insert(rc.end(), w.begin(), w.end());
+  write_npy(path("patches.npy"), from_float64(rc, {2, tokens}, dtype::int64));
+  write_text("vision.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent",
+    "stream_layout": "vision_columns_first"})");
+  ASSERT_EQ(run("reference --spec " + path("vision.json") + " --x " + path("xs.npy") + " --pos " +
+                path("patches.npy") + " --out " + path("yv.npy") + " --out-dtype float32").exit_code, 0);
+  r = run("identify --x " + path("xs.npy") + " --pos " + path("patches.npy") + " --y " + path("yv.npy") +
+          " --spec-out " + path("found_v.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(file_text(path("found_v.json")))["stream_layout"], "vision_columns_first");
+  r = run("audit --spec " + path("found_v.json") + " --x " + path("xs.npy") + " --pos " + path("patches.npy") +
+          " --y " + path("yv.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  // Three equal streams: refused, naming the positions file; no spec written.
+  std::vector<double> text;
+  for (int s = 0; s < 3; ++s)
+    for (std::int64_t k = 0; k < tokens; ++k) text.push_back(static_cast<double>(k));
+  write_npy(path("text.npy"), from_float64(text, {3, tokens}, dtype::int64));
+  ASSERT_EQ(run("reference --spec " + path("qwen3vl.json") + " --x " + path("xs.npy") + " --pos " + path("text.npy") +
+                " --out " + path("yt.npy") + " --out-dtype float32").exit_code, 0);
+  r = run("identify --x " + path("xs.npy") + " --pos " + path("text.npy") + " --y " + path("yt.npy") +
+          " --spec-out " + path("none.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(path("text.npy") + ": values: hold equal streams in every row"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(path("none.json")));
+
+  // A 4-D X of batch 3 with [3, tokens] positions: one-stream positions per batch row, or three
+  // streams? Refused, naming --streams.
+  write_npy(path("xb.npy"), from_float64(random_inputs(3 * static_cast<std::size_t>(tokens) * heads * head_dim),
+                                         {3, tokens, heads, head_dim}, dtype::float32));
+  r = run("identify --x " + path("xb.npy") + " --pos " + path("grid.npy") + " --y " + path("xb.npy"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("say which with --streams 1 or --streams 3"), std::string::npos) << r.output;
 }
 
 TEST_F(Audit, BadInputIsExitTwo) {

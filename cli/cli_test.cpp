@@ -290,11 +290,8 @@ TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   for (const auto& k : listed) {
     EXPECT_TRUE(k.at("name").is_string() && k.at("description").is_string());
     EXPECT_TRUE(k.at("strategy") == "cache" || k.at("strategy") == "on_the_fly");
-    // The precise pair has no fp8 store yet (fast/kernels.cpp, precise_dtypes).
-    const bool precise = k.at("name").get<std::string>().starts_with("precise_");
-    EXPECT_EQ(k.at("dtypes"), precise ? nlohmann::json({"float32", "float16", "bfloat16"})
-                                      : nlohmann::json({"float32", "float16", "bfloat16",
-                                                        "float8_e4m3fn", "float8_e5m2"}));
+    EXPECT_EQ(k.at("dtypes"), nlohmann::json({"float32", "float16", "bfloat16", "float8_e4m3fn",
+                                              "float8_e5m2"}));
     EXPECT_EQ(k.at("pairings"), nlohmann::json({"half", "adjacent"}));
   }
   ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") + " --pos " +

@@ -1,5 +1,6 @@
 // ropecheck audit --spec SPEC.json --x X.npy --pos POS.npy --y Y.npy
 //                 [--dtype float32|float16|bfloat16|float8_e4m3fn|float8_e5m2] [--tolerance UNITS]
+//                 [--output-scale S]
 //                 [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
 // Checks a third-party RoPE output against the reference. Exit 0 within tolerance, 1 not,
 // 2 bad input.
@@ -11,6 +12,8 @@
 
 #include "audit/audit.h"
 #include "cli/audit_input.h"
+#include <optional>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/flag_values.h"
@@ -27,6 +30,7 @@ struct audit_options {
   std::optional<std::string> y_name;
   std::string dtype_name;
   std::optional<double> tolerance;
+  std::optional<std::string> output_scale;  // --output-scale S: Y holds fp8 round(y / S)
   reports::report_paths paths;
 };
 
@@ -66,7 +70,8 @@ int run_audit_command(audit_options o) {
   rope_inputs in = read_rope_inputs(o.inputs);
   tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
   const audit::audit_input input =
-      make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance);
+      make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance,
+                       !o.output_scale ? 1.0f : output_scale_flag("--output-scale", *o.output_scale));
   progress_meter meter;
   reports::audit_report report = audit::run_audit(input, std::ref(meter));
   report.tool_version = ROPECHECK_VERSION;
@@ -95,6 +100,9 @@ void add_audit_command(CLI::App& app, int& exit_status) {
                   "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
                   "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
       ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
+  cmd->add_option("--output-scale", o->output_scale,
+                  "fp8 Y written with a per-tensor scale S (Y = round(y / S), as vLLM stores fp8): "
+                  "judged against y_exact / S; S > 0, read as float32");
   cmd->add_option("--tolerance", o->tolerance,
                   "allowed error in units of 2^-24 × pair norm (default: the derived bound of a "
                   "correct kernel, 2.5 units plus the output dtype's half spacing)");

@@ -1,9 +1,13 @@
 // ropecheck identify --x X --pos POS --y Y [--dtype float32|float16|bfloat16|float8_e4m3fn|float8_e5m2]
-//                    [--spec-out SPEC.json] [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
+//                    [--streams 1|2|3] [--spec-out SPEC.json] [--x-name N] [--y-name N] [--pos-name N]
+//                    [REPORT FLAGS]
 // Infers the RoPE convention from the data alone (audit/identify.h) and writes a spec that
 // `ropecheck audit` accepts unchanged. Exit 0 when the audit of Y against the inferred spec
 // passes, 1 when it does not (the convention was found but the output is not accurate), 2 bad
-// input.
+// input. Positions [3, tokens] / [2, tokens] (or [streams, batch, tokens]) are position streams
+// (M-RoPE, 2-D vision): identify then also names the stream layout. The stream count is read
+// from the positions' shape when it can only mean streams; `--streams` says it where the shape
+// is also a batch of one-stream positions ([k, tokens] with a 4-D X of batch k).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +26,7 @@ namespace {
 
 struct identify_options {
   std::string x, positions, y, dtype_name, spec_out;
+  int streams = 0;  // --streams; 0: from the positions' shape
   std::optional<std::string> x_name, y_name, positions_name;
   reports::report_paths paths;
 };
@@ -29,6 +34,20 @@ struct identify_options {
 void write_text(const std::string& path, const std::string& text) {
   if (path.empty()) return;
   write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+// Position streams from the positions' rank: one more dimension than one-stream positions
+// ([tokens] for a 3-D X, [batch, tokens] or [tokens] for a 4-D X) is the stream dimension. A
+// 4-D X with [k, tokens] positions, k = batch and k 2 or 3, could be either: refused, naming
+// --streams.
+int streams_of(const std::vector<std::int64_t>& pos, const std::vector<std::int64_t>& x, const std::string& file) {
+  const bool batched = x.size() == 4;
+  if (pos.size() == (batched ? 3u : 2u)) return static_cast<int>(pos[0]);
+  if (batched && pos.size() == 2 && (pos[0] == 2 || pos[0] == 3) && pos[0] != x[0]) return static_cast<int>(pos[0]);
+  if (batched && pos.size() == 2 && (pos[0] == 2 || pos[0] == 3))
+    throw io_error(file, "shape", "is [batch, tokens] one-stream positions or [streams, tokens] position streams",
+                   format_shape(pos), "say which with --streams 1 or --streams " + std::to_string(pos[0]));
+  return 1;
 }
 
 int run_identify_command(const identify_options& o) {
@@ -53,7 +72,8 @@ int run_identify_command(const identify_options& o) {
     throw io_error(o.y, "shape", "does not match X", format_shape(in.y.shape),
                    fmt::format("X {} has shape {}", o.x, format_shape(shape)));
   const tensor pos = read_tensor(o.positions, o.positions_name, std::nullopt);
-  in.positions = positions_of_rows(pos, shape, o.positions, o.x).per_row;
+  in.streams = o.streams > 0 ? o.streams : streams_of(pos.shape, shape, o.positions);
+  in.positions = positions_of_rows(pos, shape, o.positions, o.x, in.streams).per_row;
   in.heads = shape[shape.size() - 2];
   in.judged = judged.value_or(in.y.type);
   in.x_file = o.x;
@@ -94,6 +114,10 @@ void add_identify_command(CLI::App& app, int& exit_status) {
                   "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
                   "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
       ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
+  cmd->add_option("--streams", o->streams,
+                  "position streams per token: 1, 3 (M-RoPE t, h, w) or 2 (vision row, column); default: from "
+                  "the positions' shape ([3, tokens] is three streams)")
+      ->check(CLI::IsMember({1, 2, 3}));
   cmd->add_option("--spec-out", o->spec_out, "write the inferred spec (JSON that `ropecheck audit --spec` reads)");
   cmd->add_option("--x-name", o->x_name, "tensor name of X in a .safetensors file");
   cmd->add_option("--y-name", o->y_name, "tensor name of Y in a .safetensors file");

@@ -33,4 +33,24 @@ inline double positive_finite_flag(std::string_view flag, double value) {
   return value;
 }
 
+// --output-scale S: the per-call fp8 output scale (fast/rope_call.h), a decimal number read as
+// the float32 nearest it (pipelines keep their scales in float32); refused unless that float is
+// finite and > 0 (so neither 0, a negative, inf, nan nor a value outside float32's range).
+inline constexpr std::string_view output_scale_problem = "is not a number > 0 within float32's finite range";
+inline float output_scale_flag(std::string_view flag, std::string_view text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  const float scale = static_cast<float>(value);
+  if (text.empty() || error != std::errc() || stop != end || !(std::isfinite(scale) && scale > 0))
+    throw bad_input(flag, output_scale_problem, text);
+  return scale;
+}
+// The same for a value given as a number (the Python bindings' output_scale=).
+inline float output_scale_value(std::string_view flag, double value) {
+  const float scale = static_cast<float>(value);
+  if (!(std::isfinite(scale) && scale > 0)) throw bad_input(flag, output_scale_problem, fmt::format("{}", value));
+  return scale;
+}
+
 }  // namespace ropecheck::cli

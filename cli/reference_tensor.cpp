@@ -13,7 +13,7 @@
 namespace ropecheck::cli {
 
 tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::string_view form,
-                        dtype out) {
+                        dtype out, double output_scale) {
   if (form != "elementwise" && form != "complex" && form != "matrix")
     throw std::invalid_argument(fmt::format(
         "form: unknown reference form '{}' (elementwise, complex or matrix)", form));
@@ -27,7 +27,8 @@ tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::str
   const auto output = out == dtype::float32 ? reference::reference_output::float32
                                             : reference::reference_output::float64;
   const std::vector<double> y = reference::rope_tensor(to_float64(in.x, x_name), {in.rows, in.heads},
-                                                       in.positions, in.spec, which, output);
+                                                       in.positions, in.spec, which, output,
+                                                       output_scale);
   return from_float64(y, in.x.shape, out);
 }
 

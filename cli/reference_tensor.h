@@ -13,7 +13,8 @@ namespace ropecheck::cli {
 
 // `form`: elementwise | complex | matrix (reference/rope_forms.h); `out`: float64 | float32.
 // Throws std::invalid_argument naming the form or dtype, io_error for a non-finite X element.
+// `output_scale`: each output y/σ (reference/rope_tensor.h), what `--output-scale` asks for.
 tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::string_view form,
-                        dtype out);
+                        dtype out, double output_scale = 1);
 
 }  // namespace ropecheck::cli

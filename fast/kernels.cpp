@@ -33,9 +33,6 @@ constexpr std::int64_t token_block = 16;
 
 constexpr std::array storage_dtypes{dtype::float32, dtype::float16, dtype::bfloat16,
                                      dtype::float8_e4m3fn, dtype::float8_e5m2};
-// The precise kernels' SIMD loop (precise_simd.cpp) has no fp8 load/store yet: they keep the
-// 16-bit and float32 storage dtypes until it does (fp8 is skipped for them, with the reason).
-constexpr std::array precise_dtypes{dtype::float32, dtype::float16, dtype::bfloat16};
 constexpr std::array both_pairings{pairing::half_split, pairing::adjacent};
 
 status invalid(std::string message) {
@@ -209,6 +206,7 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       chunk.heads = t->heads;
       chunk.head_dim = call.head_dim;
       chunk.pairs = pairs;
+      chunk.output_scale = call.output_scale;
       chunk.cos_sin_rows = rows;
       chunk.precise_rows = rows64;
       chunk.input = static_cast<const std::byte*>(t->input) + first * t->input_token_stride * element;
@@ -252,14 +250,14 @@ constexpr std::array<kernel_info, 6> registry{{
      "one rounding per output: cos/sin per token in double (exact m*theta, quarter-turn "
      "reduction), rotation in double, rounded once to storage; AVX2/AVX-512 FMA (Highway, "
      "runtime dispatch), scalar fallback",
-     angle_strategy::on_the_fly, precise_dtypes, both_pairings,
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
      apply_builtin<detail::rotate_chunk_precise_simd, angle_strategy::on_the_fly,
                    detail::fill_precise_cos_sin_rows>,
      nullptr, true},
     {"precise_scalar",
      "one rounding per output: cos/sin per token in double (exact m*theta, quarter-turn "
      "reduction), rotation in double, rounded once to storage; portable scalar FMA",
-     angle_strategy::on_the_fly, precise_dtypes, both_pairings,
+     angle_strategy::on_the_fly, storage_dtypes, both_pairings,
      apply_builtin<detail::rotate_chunk_precise_scalar, angle_strategy::on_the_fly,
                    detail::fill_precise_cos_sin_rows_portable>,
      nullptr, true},
@@ -299,7 +297,7 @@ const kernel_info* find_kernel(std::string_view name) {
 
 status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
                     void* y, std::int64_t heads, std::span<const std::int64_t> positions,
-                    direction dir) {
+                    direction dir, float output_scale) {
   if (spec.rotary_dim < 2 || spec.rotary_dim % 2 != 0 || spec.rotary_dim > spec.head_dim) {
     return invalid("spec rotary_dim must be even, >= 2 and <= head_dim, got " +
                    std::to_string(spec.rotary_dim));
@@ -315,10 +313,11 @@ status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype stor
   auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
   if (!angles.ok()) return angles.state;
   const std::vector<std::int32_t> map = pair_streams(spec.streams, spec.rotary_dim);
-  const rope_call call = with_streams(
+  rope_call call = with_streams(
       make_call({storage, spec.pair, spec.head_dim, spec.rotary_dim}, positions,
                 packed_tensor(x, y, heads, spec.head_dim), {}, dir),
       positions, streams, map);
+  call.output_scale = output_scale;
   return kernel.apply(call, *angles.value);
 }
 

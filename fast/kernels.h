@@ -35,6 +35,10 @@ struct kernel_info {
   // for C ABI v1 does not: it gets single-stream calls only, and the gate skips the stream
   // properties for it.
   bool multi_stream = true;
+  // Serves a per-call fp8 output scale (rope_call::output_scale). A C ABI v1 library and a
+  // Python kernel do not: they are refused σ ≠ 1 (never sent it unscaled), and the gate skips
+  // the property output_scale_within_bound for them.
+  bool takes_output_scale = true;
 
   status apply(const rope_call& call, const rope_angles& angles) const {
     return entry(context, call, angles);
@@ -52,9 +56,9 @@ const kernel_info* find_kernel(std::string_view name);  // nullptr if unknown
 
 // Rotates packed [rows, heads, head_dim] X into Y (Y may be X) with `kernel`, one position per
 // row and stream (`positions` is [streams, rows] for the spec's stream layout), by the spec's frequencies (scaled ones see max position + 1 as the sequence length). A
-// cache kernel gets a table covering [0, max position + 1).
+// cache kernel gets a table covering [0, max position + 1). `output_scale`: rope_call's (fp8 only).
 status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
                     void* y, std::int64_t heads, std::span<const std::int64_t> positions,
-                    direction dir = direction::forward);
+                    direction dir = direction::forward, float output_scale = 1.0f);
 
 }  // namespace ropecheck::fast

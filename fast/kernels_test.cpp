@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -32,7 +33,7 @@ std::vector<setup> all_setups() {
   std::vector<setup> all;
   for (const kernel_info& k : kernel_registry()) {
     for (dtype t : storage_dtypes()) {
-      if (!k.supports(t)) continue;  // the precise pair has no fp8 store yet
+      if (!k.supports(t)) continue;
       for (pairing p : pairings()) all.push_back({&k, t, p});
     }
   }
@@ -281,7 +282,9 @@ TEST(kernel_fp8, stores_round_to_nearest_even_and_saturate) {
     buffer wide(dtype::float32, x.count);
     for (std::int64_t i = 0; i < x.count; ++i) wide.set(i, x.get(i));
     for (const kernel_info& k : kernel_registry()) {
-      if (!k.supports(storage)) continue;
+      // The one-rounding kernels round their float64 result, not a float32 one: their fp8
+      // store (saturation included) is checked in fast_precise_test.
+      if (!k.supports(storage) || k.rounds_once) continue;
       for (pairing p : pairings()) {
         const rope_angles a = prepare_or_die(k, unscaled_frequencies(spec), 5000);
         buffer y(storage, x.count), y32(dtype::float32, x.count);
@@ -298,6 +301,94 @@ TEST(kernel_fp8, stores_round_to_nearest_even_and_saturate) {
         }
         EXPECT_GT(saturated, x.count / 10) << "the inputs must exercise saturation";
       }
+    }
+  }
+}
+
+// A per-call output scale σ (rope_call.h): fp8 stores round(fl32(y / σ)), y the float32
+// result. So each float32-working kernel's scaled fp8 output must equal the float32 kernel's
+// output on the same inputs, divided by σ in float32 here and stored by numeric/fp8.h's
+// saturating encoder; the SIMD kernels thereby agree with the scalar ones too. Scales: powers
+// of two (the division exact) and general values (one more float32 rounding), below and above 1.
+// The one-rounding kernels divide in float64 before their one rounding (precise_rotation.h),
+// other bits; the property output_scale_within_bound holds them (and these) to the bound.
+TEST(kernel_fp8, output_scale_divides_in_float32_before_the_store) {
+  const std::int64_t t = 21, heads = 2;
+  const rope_spec spec = make_spec(head_dim, rotary_dim, 1e4, pairing::half_split);
+  const std::vector<std::int64_t> positions = some_positions(t);
+  const auto pos = std::span(positions.data(), static_cast<std::size_t>(t));
+  for (dtype storage : {dtype::float8_e4m3fn, dtype::float8_e5m2}) {
+    const float max = static_cast<float>(format_of(storage).max_finite());
+    const buffer x = random_buffer(storage, t * heads * head_dim, 29, max);
+    buffer wide(dtype::float32, x.count);
+    for (std::int64_t i = 0; i < x.count; ++i) wide.set(i, x.get(i));
+    for (const kernel_info& k : kernel_registry()) {
+      if (!k.supports(storage) || k.rounds_once) continue;
+      const rope_angles a = prepare_or_die(k, unscaled_frequencies(spec), 5000);
+      for (pairing p : pairings()) {
+        buffer y32(dtype::float32, x.count);
+        ASSERT_TRUE(k.apply(make_call({dtype::float32, p, head_dim, rotary_dim}, pos,
+                                      packed_tensor(wide.data(), y32.data(), heads, head_dim)), a).ok());
+        for (const float scale : {0.25f, 8.0f, 0.1f, 3.0f, max / 7}) {
+          buffer y(storage, x.count);
+          rope_call call = make_call({storage, p, head_dim, rotary_dim}, pos,
+                                     packed_tensor(x.data(), y.data(), heads, head_dim));
+          call.output_scale = scale;
+          ASSERT_TRUE(k.apply(call, a).ok()) << k.name;
+          std::int64_t changed = 0;
+          for (std::int64_t i = 0; i < x.count; ++i) {
+            const float quotient = y32.get(i) / scale;
+            ASSERT_EQ(y.get(i), round_to_storage(storage, quotient))
+                << k.name << " " << to_string(storage) << " scale " << scale << " element " << i
+                << " float32 " << y32.get(i);
+            changed += y.get(i) != round_to_storage(storage, y32.get(i));
+          }
+          EXPECT_GT(changed, x.count / 4) << "scale " << scale << " must change most outputs";
+          // In place, the pass-through dims are scaled too: the same bits as out of place.
+          buffer z = x;
+          rope_call in_place = make_call({storage, p, head_dim, rotary_dim}, pos,
+                                         packed_tensor(z.data(), z.data(), heads, head_dim));
+          in_place.output_scale = scale;
+          ASSERT_TRUE(k.apply(in_place, a).ok()) << k.name;
+          EXPECT_TRUE(z.same_bits(y)) << k.name << " in place, scale " << scale;
+        }
+      }
+    }
+  }
+}
+
+// A scale must be finite and > 0 (invalid_argument), and applies to fp8 only: σ ≠ 1 with
+// float32/float16/bfloat16 storage is refused (unsupported), not ignored; σ = 1 is accepted.
+TEST(kernel_fp8, output_scale_is_refused_when_invalid_or_not_fp8) {
+  const std::int64_t t = 3, heads = 1;
+  const rope_spec spec = make_spec(head_dim, rotary_dim, 1e4, pairing::half_split);
+  const std::vector<std::int64_t> positions = some_positions(t);
+  const auto pos = std::span(positions.data(), static_cast<std::size_t>(t));
+  for (const kernel_info& k : kernel_registry()) {
+    const rope_angles a = prepare_or_die(k, unscaled_frequencies(spec), 5000);
+    for (dtype storage : storage_dtypes()) {
+      if (!k.supports(storage)) continue;
+      const buffer x = random_buffer(storage, t * heads * head_dim, 5);
+      buffer y(storage, x.count);
+      rope_call call = make_call({storage, pairing::half_split, head_dim, rotary_dim}, pos,
+                                 packed_tensor(x.data(), y.data(), heads, head_dim));
+      for (const float bad : {0.0f, -0.0f, -2.0f, std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity()}) {
+        call.output_scale = bad;
+        const status s = k.apply(call, a);
+        EXPECT_EQ(s.code, status_code::invalid_argument) << k.name << " scale " << bad;
+        EXPECT_NE(s.message.find("output_scale"), std::string::npos) << s.message;
+      }
+      call.output_scale = 2.0f;
+      const status s = k.apply(call, a);
+      if (is_float8(storage)) {
+        EXPECT_TRUE(s.ok()) << k.name << " " << s.message;
+      } else {
+        EXPECT_EQ(s.code, status_code::unsupported) << k.name << " " << to_string(storage);
+        EXPECT_NE(s.message.find("fp8 storage only"), std::string::npos) << s.message;
+      }
+      call.output_scale = 1.0f;
+      EXPECT_TRUE(k.apply(call, a).ok()) << k.name;
     }
   }
 }

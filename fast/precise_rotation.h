@@ -13,7 +13,9 @@
 //   c = fl(cos·A), s = fl(sin·A)                    (s negated for the inverse: exact)
 // and per output, with a, b the stored inputs (exact in double):
 //   y_a = fl(fma(a, c, −fl(b·s))),  y_b = fl(fma(b, c, fl(a·s)))   in float64
-//   stored = round_once(y) to float32 / float16 / bfloat16 (round_to_odd_float below)
+//   stored = round_once(y) to float32 / float16 / bfloat16 / fp8 (store_rounded_once below)
+//   with an fp8 output scale σ ≠ 1: y <- fl(y / σ) in float64 first (exact for a power-of-two
+//   σ; else 2^-53 relative, which the §18 slack absorbs), then the one rounding to storage
 // Why not fast/cos_sin.h's rows: they are rounded to float32 (a second rounding of 2^-25
 // relative before the rotation, which alone breaks the ½-ulp bound); its double stage is not
 // exposed, so the same operation list is written here, in double, on the same constants.
@@ -28,6 +30,7 @@
 
 #include "fast/rotation.h"
 #include "numeric/dtype.h"
+#include "numeric/fp8.h"
 
 namespace ropecheck::fast::detail {
 
@@ -65,11 +68,17 @@ inline float round_to_odd_float(double y) {
 }
 
 // The one rounding of a precise output to its storage dtype: float32 by nearest-even from the
-// double; narrower formats by round-to-odd float32 then the dtype's own nearest-even store
-// (rotation.h's store_element), so a new storage dtype slots in there.
+// double; fp8 straight from the double by numeric/fp8.h's saturating encoder (nearest-even,
+// |y| beyond max stores ±max: the stored value approximates clamp(y_exact, ±max),
+// docs/error-bounds.md §18); float16/bfloat16 by round-to-odd float32 then the dtype's own
+// nearest-even store (rotation.h's store_element). The SIMD path rounds fp8 through the
+// round-to-odd float32 too (same bits, by the theorem above, saturation included: max is on
+// the fp8 grid and both roundings are monotone).
 inline void store_rounded_once(dtype storage, std::byte* row, std::int64_t i, double y) {
   if (storage == dtype::float32) {
     store_element(storage, row, i, static_cast<float>(y));
+  } else if (is_float8(storage)) {
+    reinterpret_cast<std::uint8_t*>(row)[i] = double_to_float8_bits(storage, y);
   } else {
     store_element(storage, row, i, round_to_odd_float(y));
   }
@@ -88,8 +97,9 @@ inline void rotate_row_precise(const rotation_chunk& chunk, const double* cos_si
     const double s = chunk.inverse ? -cos_sin[pairs + j] : cos_sin[pairs + j];
     const double bs = b * s;
     const double as = a * s;
-    store_rounded_once(chunk.storage, out, ia, std::fma(a, c, -bs));
-    store_rounded_once(chunk.storage, out, ib, std::fma(b, c, as));
+    const double scale = chunk.output_scale;  // y / 1 is y bit for bit
+    store_rounded_once(chunk.storage, out, ia, std::fma(a, c, -bs) / scale);
+    store_rounded_once(chunk.storage, out, ib, std::fma(b, c, as) / scale);
   }
 }
 

@@ -5,8 +5,9 @@
 //
 // Per step, 2·lanes(double) elements of a half (half-split) or of the row (adjacent): loaded as
 // storage elements, widened exactly to double, rotated in double, and rounded once: float32 by
-// the double→float conversion (nearest even), float16/bfloat16 by round-to-odd to float32 and
-// then the format's nearest-even conversion (precise_rotation.h says why that is one rounding).
+// the double→float conversion (nearest even), float16/bfloat16/fp8 by round-to-odd to float32
+// and then the format's nearest-even conversion, fp8 saturating (precise_rotation.h says why
+// that is one rounding).
 // The per-token rows are arranged once per token for all heads, as in rotation_simd.cpp: s
 // negated for the inverse, and for adjacent rows c duplicated per pair and s with the even
 // lanes negated, so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula.
@@ -29,6 +30,8 @@
 
 #include "fast/cos_sin_polynomial.h"
 #include "fast/precise_rotation.h"
+// Per target, after highway.h: detail::HWY_NAMESPACE::float8_io (rotation_simd.cpp's fp8 codec).
+#include "fast/float8_simd-inl.h"
 
 // Its own namespace: rotation_simd.cpp's per-target names (rotate_chunk, float32_io, ...)
 // live in detail::HWY_NAMESPACE.
@@ -121,7 +124,9 @@ void fill_rows(const std::int64_t* positions, std::int64_t count, const double* 
 
 // Round to odd (precise_rotation.h's round_to_odd_float), lanes(double) values, by rounding
 // to nearest and stepping back: correct for every double, including float32's subnormals.
-HWY_NOINLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<double_tag> y) {
+// Inlined, though rarely taken: a call in the store loop would clobber every vector register
+// (all caller-saved), and the loop would reload its constants from memory on each step.
+HWY_INLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<double_tag> y) {
   const half_float_tag df;
   const hn::RebindToUnsigned<half_float_tag> du;
   const hn::Rebind<std::int32_t, double_tag> di;
@@ -141,22 +146,33 @@ HWY_NOINLINE hn::Vec<half_float_tag> round_to_odd_any(double_tag d, hn::Vec<doub
 // then — which is truncation toward zero plus the odd bit; the float conversion is then exact.
 // Valid where float32 is normal, and beyond FLT_MAX (infinity either way after the narrower
 // rounding); NaN stays NaN (a payload in the low bits sets the odd bit). Below 2^-126 the float
-// conversion rounds again: harmless for float16, whose smallest subnormal 2^-24 is far above
-// (every such value stores as ±0 either way), but not for bfloat16's subnormals, so with
-// kCheckSubnormal a vector holding such a value takes round_to_odd_any.
-template <bool kCheckSubnormal>
+// conversion rounds again: harmless for float16 and fp8, whose smallest subnormals (2^-24,
+// 2^-9, 2^-16) are far above (every such value stores as ±0 either way), but not for
+// bfloat16's subnormals: bfloat16_io checks its float vector (round_to_odd_bfloat16).
 HWY_INLINE hn::Vec<half_float_tag> round_to_odd(double_tag d, hn::Vec<double_tag> y) {
   const hn::RebindToUnsigned<double_tag> du;
-  if constexpr (kCheckSubnormal) {
-    const auto magnitude = hn::Abs(y);
-    const auto subnormal =
-        hn::And(hn::Lt(magnitude, hn::Set(d, 0x1p-126)), hn::Gt(magnitude, hn::Zero(d)));
-    if (HWY_UNLIKELY(!hn::AllFalse(d, subnormal))) return round_to_odd_any(d, y);
-  }
   const auto low = hn::Set(du, (std::uint64_t{1} << 29) - 1);
   const auto bits = hn::BitCast(du, y);
   const auto sticky = hn::Add(hn::And(bits, low), low);
   return hn::DemoteTo(half_float_tag(), hn::BitCast(d, hn::AndNot(low, hn::Or(bits, sticky))));
+}
+
+// Round to odd for bfloat16, 2·lanes(double) values (y0 in the lower half): round_to_odd, and
+// where a result is in (0, 2^-126] in magnitude, round_to_odd_any for the whole step. One check
+// on the float vector, not one per double vector. It catches every y the bit trick gets wrong:
+// |y| < 2^-126 converts to a float in [0, 2^-126]; and a ±0 result comes from |y| ≤ 2^-150,
+// (just above, at most: the trick truncates), which bfloat16 (smallest subnormal 2^-133)
+// stores as ±0 either way.
+HWY_INLINE hn::Vec<float_tag> round_to_odd_bfloat16(double_tag d, hn::Vec<double_tag> y0,
+                                                    hn::Vec<double_tag> y1) {
+  const float_tag df;
+  const auto v = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
+  const auto magnitude = hn::Abs(v);
+  const auto tiny = hn::And(hn::Le(magnitude, hn::Set(df, 0x1p-126f)), hn::Gt(magnitude, hn::Zero(df)));
+  if (HWY_UNLIKELY(!hn::AllFalse(df, tiny))) {
+    return hn::Combine(df, round_to_odd_any(d, y1), round_to_odd_any(d, y0));
+  }
+  return v;
 }
 
 template <bool kStream, class D, class V>
@@ -192,7 +208,7 @@ struct float16_io {
   static void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1, element* p) {
     const float_tag df;
     const hn::Rebind<element, float_tag> dh;
-    const auto odd = hn::Combine(df, round_to_odd<false>(d, y1), round_to_odd<false>(d, y0));
+    const auto odd = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
     put<kStream>(dh, hn::DemoteTo(dh, odd), p);  // F16C: nearest even
   }
 };
@@ -210,7 +226,7 @@ struct bfloat16_io {
     const hn::RebindToUnsigned<float_tag> du;
     const hn::RebindToSigned<float_tag> di;
     const hn::Rebind<std::uint16_t, float_tag> du16;
-    const auto v = hn::Combine(df, round_to_odd<true>(d, y1), round_to_odd<true>(d, y0));
+    const auto v = round_to_odd_bfloat16(d, y0, y1);
     const auto bits = hn::BitCast(du, v);
     const auto lowest_kept = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
     const auto rounded = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lowest_kept));
@@ -222,11 +238,45 @@ struct bfloat16_io {
   }
 };
 
+// float8_e4m3fn / float8_e5m2: loads by rotation_simd.cpp's table lookup (exact in float, then
+// in double); stores round to odd in float32 (p = 4 or 3 ≤ 22, and fp8's smallest subnormal,
+// 2^-9 or 2^-16, is far above float32's, so values below 2^-126 store as ±0 either way: no
+// subnormal check) and then take float8_io's saturating nearest-even encoder — the same bits
+// as numeric/fp8.h's encoder applied to the double (precise_rotation.h). 8-bit stores are too
+// small to stream (as in rotation_simd.cpp): store2 ignores kStream.
+template <dtype T>
+struct precise_float8_io {
+  using element = std::uint8_t;
+  using codec = ::ropecheck::fast::detail::HWY_NAMESPACE::float8_io<T>;
+  static hn::Vec<double_tag> load(double_tag d, const element* p) {
+    return hn::PromoteTo(d, codec::load(half_float_tag(), p));
+  }
+  template <bool>
+  static void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1, element* p) {
+    const float_tag df;
+    const hn::Rebind<element, float_tag> d8;
+    const hn::RebindToSigned<float_tag> di;
+    const auto odd = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codec::bits(df, odd))), d8, p);
+  }
+};
+
 // The token's double c and s arranged for the loops (see the banner); returns the pairs the
-// vector loops cover.
+// vector loops cover. c and s point at the arranged rows: the token's own row as it is for a
+// forward half-split call (nothing to arrange: the copy would be a serial pass the memory-bound
+// loop does not hide), else at `buffer`.
 std::int64_t arrange_row(const double* cos_sin, std::int64_t pairs, bool adjacent, bool inverse,
-                         double* c, double* s) {
+                         double* buffer, const double*& c_out, const double*& s_out) {
   const std::int64_t step = 2 * static_cast<std::int64_t>(hn::Lanes(double_tag()));
+  double* c = buffer;
+  double* s = buffer + 2 * pairs;
+  c_out = c;
+  s_out = s;
+  if (!adjacent && !inverse) {
+    c_out = cos_sin;
+    s_out = cos_sin + pairs;
+    return pairs - pairs % step;
+  }
   if (!adjacent) {
     for (std::int64_t j = 0; j < pairs; ++j) {
       c[j] = cos_sin[j];
@@ -315,11 +365,12 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
   std::int64_t ahead_token = rows_ahead / chunk.heads;
   std::int64_t ahead_head = rows_ahead % chunk.heads;
   auto buffer = hwy::AllocateAligned<double>(static_cast<std::size_t>(4 * chunk.pairs));
-  double* c = buffer.get();
-  double* s = buffer.get() + 2 * chunk.pairs;
+  const double* c = nullptr;
+  const double* s = nullptr;
   for (std::int64_t t = 0; t < chunk.tokens; ++t) {
     const double* cos_sin = chunk.precise_rows[t];
-    const std::int64_t vector_pairs = arrange_row(cos_sin, chunk.pairs, adjacent, chunk.inverse, c, s);
+    const std::int64_t vector_pairs =
+        arrange_row(cos_sin, chunk.pairs, adjacent, chunk.inverse, buffer.get(), c, s);
     for (std::int64_t h = 0; h < chunk.heads; ++h) {
       const auto* in = reinterpret_cast<const element*>(chunk.input) +
                        t * chunk.input_token_stride + h * chunk.input_head_stride;
@@ -337,7 +388,7 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
       }
       const auto* in_bytes = reinterpret_cast<const std::byte*>(in);
       auto* out_bytes = reinterpret_cast<std::byte*>(out);
-      rotate_row_precise(chunk, cos_sin, in_bytes, out_bytes, vector_pairs);
+      if (vector_pairs < chunk.pairs) rotate_row_precise(chunk, cos_sin, in_bytes, out_bytes, vector_pairs);
       copy_pass_through(chunk, in_bytes, out_bytes);
     }
   }
@@ -357,6 +408,8 @@ void rotate_chunk(const rotation_chunk& chunk) {
   switch (chunk.storage) {
     case dtype::float16: return rotate_chunk_io<float16_io>(chunk);
     case dtype::bfloat16: return rotate_chunk_io<bfloat16_io>(chunk);
+    case dtype::float8_e4m3fn: return rotate_chunk_typed<precise_float8_io<dtype::float8_e4m3fn>, false>(chunk);
+    case dtype::float8_e5m2: return rotate_chunk_typed<precise_float8_io<dtype::float8_e5m2>, false>(chunk);
     default: return rotate_chunk_io<float32_io>(chunk);
   }
 }
@@ -382,6 +435,8 @@ void fill_precise_cos_sin_rows(const std::int64_t* positions, std::int64_t count
 }
 
 void rotate_chunk_precise_simd(const rotation_chunk& chunk) {
+  // An fp8 output scale σ ≠ 1: the portable loop (same operations, same bits; rotation.h).
+  if (chunk.output_scale != 1.0f) return rotate_chunk_precise_scalar(chunk);
   HWY_DYNAMIC_DISPATCH(precise::rotate_chunk)(chunk);
 }
 

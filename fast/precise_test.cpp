@@ -37,11 +37,12 @@ std::vector<double> near_midpoints(int p, std::uint32_t seed, int count) {
 
 TEST(round_to_odd_float, then_nearest_even_is_one_rounding) {
   for (dtype storage : storage_dtypes()) {
-    if (is_float8(storage)) continue;  // the precise kernels do not store fp8 yet
     const int p = precision_bits(storage);
     for (double base : near_midpoints(p, 7, 300)) {
-      // Normal, subnormal and overflowing binades of every storage dtype, both signs.
-      for (int e : {0, -3, 7, -14, -20, -24, -25, 15, 16, -126, -130, -140, -149, -150, 127, 128}) {
+      // Normal, subnormal and overflowing (fp8: saturating) binades of every storage dtype,
+      // both signs.
+      for (int e : {0, -3, 7, 8, 9, -6, -7, -9, -10, -14, -16, -17, -20, -24, -25, 15, 16, -126,
+                    -130, -140, -149, -150, 127, 128}) {
         for (double sign : {1.0, -1.0}) {
           const double y = sign * std::ldexp(base, e);
           std::byte out[4];
@@ -76,14 +77,18 @@ TEST_P(precise_on_every_target, outputs_are_rounded_once) {
     for (dtype storage : storage_dtypes()) {
       if (!k.supports(storage)) continue;
       const int p = precision_bits(storage);
-      // The smallest subnormal of the dtype: no input is zero (whose sign is convention).
-      const int min_exponent = storage == dtype::float16 ? -24 : storage == dtype::bfloat16 ? -133 : -149;
-      const int max_exponent = storage == dtype::float16 ? 15 : 127;
+      // From the dtype's smallest subnormal (no input is zero, whose sign is convention) to
+      // its top binade: with A up to 2, outputs overflow — fp8 saturates at ±max, and its
+      // store is checked against round_to_storage's saturating encoder.
+      const float_format format = format_of(storage);
+      const int min_exponent = format.min_normal_exponent - (format.precision_bits - 1);
+      const int max_exponent = format.max_exponent();
       buffer x(storage, tokens * d);
       for (std::int64_t i = 0; i < x.count; ++i) {
         const int e = min_exponent + static_cast<int>((i * 37) % (max_exponent - min_exponent + 1));
         x.set(i, (i % 3 == 0 ? -1.0f : 1.0f) * std::ldexp(1.0f, e));
       }
+      std::int64_t saturated = 0;
       for (double a : near_midpoints(p, 11, 12)) {
         rope_frequencies f = unscaled_frequencies(make_spec(d, d, 1e4, pairing::half_split));
         f.attention_factor = a;
@@ -96,11 +101,16 @@ TEST_P(precise_on_every_target, outputs_are_rounded_once) {
           for (std::int64_t i = 0; i < x.count; ++i) {
             const double expected = round_to_storage(storage, static_cast<double>(x.get(i)) * a);
             const double got = y.get(i);
+            saturated += is_float8(storage) &&
+                         std::fabs(static_cast<double>(x.get(i)) * a) > format.max_finite();
             ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
                 << GetParam() << " " << name << " " << to_string(storage) << " "
                 << to_string(pair) << " x = " << x.get(i) << " A = " << std::hexfloat << a;
           }
         }
+      }
+      if (is_float8(storage)) {
+        EXPECT_GT(saturated, 0) << name << ": fp8 saturation not exercised";
       }
     }
   }

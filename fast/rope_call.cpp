@@ -1,6 +1,8 @@
 // rope_call helpers and the structural checks of call_checks.h.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include "fast/call_checks.h"
@@ -126,6 +128,14 @@ bool lattice_rows_overlap(std::int64_t offset, std::int64_t dt_lo, std::int64_t 
 
 namespace {
 
+// A scale as it was given: shortest round-trip decimal (9 significant digits suffice for float).
+std::string show_scale(float scale) {
+  std::ostringstream os;
+  os.precision(9);
+  os << scale;
+  return os.str();
+}
+
 status invalid(std::string message) {
   return status::error(status_code::invalid_argument, std::move(message));
 }
@@ -203,6 +213,15 @@ status check_tensor(const rope_call& call, const rope_tensor& t, const char* nam
 }  // namespace
 
 status check_call(const rope_call& call) {
+  if (!(std::isfinite(call.output_scale) && call.output_scale > 0)) {
+    return invalid("output_scale must be finite and > 0, got " + show_scale(call.output_scale));
+  }
+  if (call.output_scale != 1.0f && !is_float8(call.storage)) {
+    return status::error(status_code::unsupported,
+                         "output_scale " + show_scale(call.output_scale) +
+                             " applies to fp8 storage only (float8_e4m3fn, float8_e5m2), not " +
+                             std::string(to_string(call.storage)));
+  }
   if (call.head_dim <= 0) return invalid("head_dim must be positive, got " + std::to_string(call.head_dim));
   if (call.rotary_dim < 2 || call.rotary_dim % 2 != 0) {
     return invalid("rotary_dim must be even and >= 2, got " + std::to_string(call.rotary_dim));

@@ -49,6 +49,13 @@ struct rope_call {
   std::int32_t position_streams = 1;
   std::int64_t position_stream_stride = 0;
   const std::int32_t* pair_streams = nullptr;  // rotary_dim/2 entries in [0, position_streams)
+  // Per-call output scale σ of a quantised store: outputs are stored as round(y / σ), the way
+  // vLLM writes fp8 (csrc/quantization/fp8/nvidia/quant_utils.cuh, scaled_vec_conversion:
+  // __nv_cvt_float_to_fp8(a / scale, __NV_SATFINITE, …), a float32 scale). Finite and > 0;
+  // fp8 storage only (the pipelines scale nothing else): σ ≠ 1 with another dtype is refused
+  // (status unsupported), not ignored. Division, not a reciprocal product: y/σ is then one
+  // float32 rounding (none when σ is a power of two, barring underflow).
+  float output_scale = 1.0f;
 };
 
 // Most streams a call may carry (M-RoPE has 3; room for a 4th, e.g. ggml's M-RoPE sections).

@@ -5,6 +5,8 @@
 //   a, b  <- load, widened exactly to float32 for float16/bfloat16 storage
 //   y_a = fma(a, c, −fl(b·s))      one rounded product, then one fused multiply-add
 //   y_b = fma(b, c,  fl(a·s))
+//   fp8 with an output scale σ ≠ 1 (rope_call.h): y <- fl(y / σ), one more float32 rounding
+//   (exact for a power-of-two σ unless y/σ is float32-subnormal), as vLLM's a / scale
 //   store y rounded once to the storage dtype (RNE); float32 stores it as is; float8_e4m3fn
 //   and float8_e5m2 saturate at ±max (448, 57344) as vLLM's and TransformerEngine's satfinite
 //   casts do (numeric/fp8.h), so |y| > max stores ±max, never NaN or ±inf.
@@ -49,6 +51,7 @@ struct rotation_chunk {
   std::int64_t heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t pairs = 0;  // rotary_dim / 2
+  float output_scale = 1.0f;  // σ: outputs stored as round(y / σ) (fp8 only, rope_call.h)
   const float* const* cos_sin_rows = nullptr;
   const double* const* precise_rows = nullptr;  // the precise kernels' rows (precise_rotation.h)
   const std::byte* input = nullptr;  // token 0, head 0
@@ -105,15 +108,24 @@ inline void rotate_row_scalar(const rotation_chunk& chunk, const float* cos_sin,
     const float s = chunk.inverse ? -cos_sin[pairs + j] : cos_sin[pairs + j];
     const float bs = b * s;
     const float as = a * s;
-    store_element(chunk.storage, out, ia, std::fma(a, c, -bs));
-    store_element(chunk.storage, out, ib, std::fma(b, c, as));
+    // y / 1 is y bit for bit (NaN and ±inf included), so σ = 1 needs no branch.
+    store_element(chunk.storage, out, ia, std::fma(a, c, -bs) / chunk.output_scale);
+    store_element(chunk.storage, out, ib, std::fma(b, c, as) / chunk.output_scale);
   }
 }
 
 // Out of place, dims [rotary_dim, head_dim) are copied bit for bit; in place they are left
-// untouched.
+// untouched. With an output scale σ ≠ 1 the whole output row is stored scaled: pass-through
+// dims become round(fl(x / σ)), in place too (y = x there; an unscaled x beside scaled rotated
+// dims would be a row no dequantisation reads back).
 inline void copy_pass_through(const rotation_chunk& chunk, const std::byte* in, std::byte* out) {
-  if (chunk.in_place || chunk.head_dim == 2 * chunk.pairs) return;
+  if (chunk.head_dim == 2 * chunk.pairs) return;
+  if (chunk.output_scale != 1.0f) {
+    for (std::int64_t i = 2 * chunk.pairs; i < chunk.head_dim; ++i)
+      store_element(chunk.storage, out, i, load_element(chunk.storage, in, i) / chunk.output_scale);
+    return;
+  }
+  if (chunk.in_place) return;
   const std::size_t element = size_of(chunk.storage);
   const std::size_t offset = static_cast<std::size_t>(2 * chunk.pairs) * element;
   std::memcpy(out + offset, in + offset,

@@ -44,6 +44,8 @@ enum class defect {
   head_stride_ignored,
   truncating_output,
   fp8_truncating_output,
+  fp8_scale_multiplied,
+  fp8_scale_ignored,
   attention_factor_twice,
   attention_factor_dropped,
   key_not_rotated,
@@ -90,6 +92,14 @@ void store(dtype t, std::byte* p, float v, bool truncate) {
 }
 
 using fast::position_at;
+
+// An output y as the store receives it with the call's output scale σ (fast/rope_call.h: y/σ
+// in float32, σ = 1 leaving y bit for bit), or as the scale defects get it wrong.
+float scaled_output(defect d, float y, float sigma) {
+  if (d == defect::fp8_scale_multiplied) return y * sigma;  // dequantisation's direction
+  if (d == defect::fp8_scale_ignored) return y;
+  return y / sigma;
+}
 
 bool supports(const mutant_context& m, dtype t) {
   for (dtype d : m.dtypes)
@@ -331,7 +341,12 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
           xa[static_cast<std::size_t>(j)] = load(call.storage, in + index_a(j) * element);
           xb[static_cast<std::size_t>(j)] = load(call.storage, in + index_b(j) * element);
         }
-        if (out != in && d != defect::pass_through_not_copied) {
+        if (call.output_scale != 1.0f && d != defect::pass_through_not_copied) {
+          // Scaled: pass-through dims stored as round(x / σ), in place too (fast/rotation.h).
+          for (std::int64_t i = call.rotary_dim; i < call.head_dim; ++i)
+            store(call.storage, out + i * element,
+                  scaled_output(d, load(call.storage, in + i * element), call.output_scale), truncate);
+        } else if (out != in && d != defect::pass_through_not_copied) {
           for (std::int64_t i = call.rotary_dim; i < call.head_dim; ++i)
             std::memcpy(out + i * element, in + i * element, static_cast<std::size_t>(element));
         }
@@ -346,8 +361,8 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
             ya = round_to_bfloat16(round_to_bfloat16(a * c) - round_to_bfloat16(b * s));
             yb = round_to_bfloat16(round_to_bfloat16(b * c) + round_to_bfloat16(a * s));
           }
-          store(call.storage, out + index_a(j) * element, ya, truncate);
-          store(call.storage, out + index_b(j) * element, yb, truncate);
+          store(call.storage, out + index_a(j) * element, scaled_output(d, ya, call.output_scale), truncate);
+          store(call.storage, out + index_b(j) * element, scaled_output(d, yb, call.output_scale), truncate);
         }
       }
     }
@@ -390,6 +405,8 @@ ROPECHECK_CONTEXT(simd_tail_dropped, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(head_stride_ignored, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(truncating_output, on_the_fly, sixteen_bit)
 ROPECHECK_CONTEXT(fp8_truncating_output, on_the_fly, eight_bit)
+ROPECHECK_CONTEXT(fp8_scale_multiplied, on_the_fly, eight_bit)
+ROPECHECK_CONTEXT(fp8_scale_ignored, cache, eight_bit)
 ROPECHECK_CONTEXT(attention_factor_twice, on_the_fly, float32_only)
 ROPECHECK_CONTEXT(attention_factor_dropped, on_the_fly, float32_only)
 ROPECHECK_CONTEXT(key_not_rotated, on_the_fly, float32_bfloat16)
@@ -495,6 +512,13 @@ const std::vector<mutant>& registry() {
                  fp8_truncating_output_context),
        "fp8 quantize-on-store by truncating the float32 mantissa (round toward zero) instead of "
        "cvt.rn.satfinite"},
+      {kernel_of("fp8_scale_multiplied", "fp8 output stored as round(y * scale), not round(y / scale)",
+                 fp8_scale_multiplied_context),
+       "quantize-on-store multiplying by the dequantisation scale (k_scale) where the kernel "
+       "expects its reciprocal (vLLM divides: a / scale)"},
+      {kernel_of("fp8_scale_ignored", "fp8 output stored as round(y): the per-call output scale ignored",
+                 fp8_scale_ignored_context),
+       "RoPE kernel writing the fp8 KV cache without the k_scale/v_scale the attention backend applies"},
       {kernel_of("attention_factor_twice", "cos and sin multiplied by A²",
                  attention_factor_twice_context),
        "YaRN mscale applied in the cos/sin cache and again on q·k (vLLM/HF YaRN double-scaling)"},

@@ -149,6 +149,22 @@ rc::Gen<T> weighted_element(std::vector<std::pair<int, T>> choices) {
   return weighted_one_of(std::move(alternatives));
 }
 
+// A per-call fp8 output scale σ (fast/rope_call.h), a float32 as pipelines keep it: half the
+// time a power of two 2^k, k in [-8, 8] (the division exact), else log-uniform in [2^-8, 2^8]
+// rounded to float32 and nudged off any power of two (one more float32 rounding). Below 1
+// more outputs saturate, above 1 more reach fp8's subnormals. Shrinks toward 1.
+inline rc::Gen<float> output_scale() {
+  return weighted_one_of<float>(
+      {{1, rc::gen::map(int_toward_zero(-8, 8),
+                        [](std::int64_t k) { return std::ldexp(1.0f, static_cast<int>(k)); })},
+       {1, rc::gen::map(log_uniform(0x1p-8, 0x1p8), [](double v) {
+          float f = static_cast<float>(v);
+          int e = 0;
+          if (std::frexp(f, &e) == 0.5f) f = std::nextafter(f, 2 * f);
+          return f;
+        })}});
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shapes.
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "numeric/pair_error.h"
+#include "numeric/storage_element.h"
 #include "numeric/ulp.h"
 #include "bounds/error_bounds.h"
 #include "properties/kernel_cases.h"
@@ -484,13 +485,16 @@ void strategies_agree(const fast::kernel_info& kernel, dtype storage, const run_
 // exact (error_bounds.h §18), y_exact the rotation by the exact angle m·θ_j for the θ_j and A
 // the kernel received (doubles) — taken from the 266-bit reference with those values as its
 // explicit frequencies (exact to 2^-200 relative, §11). Every int32 position: the bound does
-// not grow with m. The contract does not widen it (it is the kernel's own claim).
+// not grow with m. The contract does not widen it (it is the kernel's own claim). fp8 stores
+// saturate: fp8 inputs reach the format's max, and the stored value is held to the bound
+// around clamp(y_exact, ±max) (§18: the one rounding of the saturated value).
 
 void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage,
                                   const run_settings& settings, observation& seen) {
   using reference::mp_real;
   case_limits limits = case_limits{.position_limit = int32_position_limit};
   limits.with_k = true;
+  limits.allow_saturation = true;
   const kernel_case c = pick_case(kernel, storage, within(settings, limits));
   const fast::rope_angles angles = prepare_angles(kernel, c);
   tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
@@ -521,9 +525,16 @@ void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage
           const double xb = tensor->input.get(element_index(*tensor, t, h, ib));
           const double r = std::hypot(xa, xb);
           const double oracle = reference_relative * scale.factor * r;
-          for (const auto& [i, exact] : {std::pair{ia, mp_real(xa) * ac - mp_real(xb) * as},
-                                         std::pair{ib, mp_real(xb) * ac + mp_real(xa) * as}}) {
+          for (const auto& [i, unsaturated] : {std::pair{ia, mp_real(xa) * ac - mp_real(xb) * as},
+                                               std::pair{ib, mp_real(xb) * ac + mp_real(xa) * as}}) {
             const double y = tensor->output.get(element_index(*tensor, t, h, i));
+            // fp8: clamp(y_exact, ±max), exact (max is a double); the identity otherwise.
+            mp_real exact = unsaturated;
+            if (is_float8(storage)) {
+              const mp_real limit(bounds::saturation_limit(storage));
+              if (exact > limit) exact = limit;
+              if (exact < -limit) exact = -limit;
+            }
             const double e = static_cast<double>(exact);
             const double error = std::isfinite(y) ? static_cast<double>(abs(mp_real(y) - exact))
                                                   : std::numeric_limits<double>::infinity();
@@ -554,7 +565,97 @@ void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage
   violation.raise(seen);
 }
 
+// --------------------------------------------------------------------------------------------
+// output_scale_within_bound: with a per-call output scale σ (fast/rope_call.h; generated: powers
+// of two and general float32 values), every fp8 output of Q and K is within
+// scaled_output_bound (+ the oracle's error / σ) of sat(y_exact / σ) — inputs up to the
+// format's max, so outputs saturate for small σ and reach the subnormals for large σ — and
+// pass-through dims are round(fl(x / σ)) exactly. Other storage dtypes: σ ≠ 1 is refused
+// (status unsupported) and nothing is written (docs/error-bounds.md §19).
+
+void output_scale_within_bound(const fast::kernel_info& kernel, dtype storage,
+                               const run_settings& settings, observation& seen) {
+  const float sigma = *gen::output_scale();
+  case_limits limits = case_limits{.position_limit = accuracy_position_limit};
+  limits.with_k = true;
+  limits.allow_saturation = true;
+  const kernel_case c = pick_case(kernel, storage, within(settings, limits));
+  const fast::rope_angles angles = prepare_angles(kernel, c);
+  tensor_buffers q = packed_buffers(c.q, storage, c.q_heads, c.shape.head_dim, c.tokens());
+  tensor_buffers k = packed_buffers(c.k, storage, c.k_heads, c.shape.head_dim, c.tokens());
+  fast::rope_call call = make_call(c, fast::direction::forward, c.positions, &q, &k);
+  call.output_scale = sigma;
+  if (!is_float8(storage)) {
+    if (sigma == 1.0f) return;
+    const element_buffer before = q.output.clone();
+    const fast::status s = kernel.apply(call, angles);
+    if (s.code != fast::status_code::unsupported)
+      RC_FAIL("output_scale_within_bound violated: kernel " + std::string(kernel.name) +
+              " given output_scale " + show_number(sigma) + " with " + std::string(to_string(storage)) +
+              " storage returned status " + std::to_string(static_cast<int>(s.code)) +
+              " (expected unsupported: the scale applies to fp8 only) " + s.message);
+    if (!q.output.same_bytes(before))
+      RC_FAIL("output_scale_within_bound violated: kernel " + std::string(kernel.name) +
+              " refused output_scale with " + std::string(to_string(storage)) + " but wrote its output");
+    return;
+  }
+  apply_or_fail(kernel, call, angles);
+
+  const reference::double_tier tier = oracle_tier(c);
+  const bounds::attention_scale scale = c.scale();
+  std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
+  first_violation violation;
+  for (const auto& [tensor, name] : {std::pair{&q, "Q"}, std::pair{&k, "K"}}) {
+    for (std::int64_t t = 0; t < c.tokens(); ++t) {
+      const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
+      for (int h = 0; h < tensor->heads; ++h) {
+        const auto x = row_of(tensor->input, *tensor, t, h, c.shape.head_dim);
+        for (int i = c.shape.rotary_dim; i < c.shape.head_dim; ++i) {
+          const double y = tensor->output.get(element_index(*tensor, t, h, i));
+          const double want = round_to_storage(storage, static_cast<float>(x[static_cast<std::size_t>(i)]) / sigma);
+          if (!(y == want))
+            RC_FAIL("output_scale_within_bound violated at " + std::string(name) + " " +
+                    describe_location(c, t, h, 0) + ": pass-through y[" + std::to_string(i) + "] = " +
+                    show_number(y) + ", expected round(x / " + show_number(sigma) + ") = " + show_number(want));
+        }
+        tier.rotate(x, m, exact);
+        for (int j = 0; j < c.pairs(); ++j) {
+          const auto [ia, ib] = pair_of(c.shape.pair, c.shape.rotary_dim, j);
+          const double r = std::hypot(x[static_cast<std::size_t>(ia)], x[static_cast<std::size_t>(ib)]);
+          const double theta = c.theta()[static_cast<std::size_t>(j)];
+          for (int i : {ia, ib}) {
+            const double y = tensor->output.get(element_index(*tensor, t, h, i));
+            const double e = bounds::saturated_exact(storage, exact[static_cast<std::size_t>(i)] / sigma);
+            const double error = error_of(y, e);
+            const double bound =
+                bounds::scaled_output_bound(storage, r, m, theta, y, sigma, scale) +
+                (bounds::oracle_output_bound(r, scale) +
+                 bounds::contract_output_extra(*settings.contract, storage, r, m, theta, j, scale.factor)) /
+                    sigma;
+            const double units = r > 0 ? error * sigma / (bounds::float32_unit_roundoff * scale.factor * r) : -1;
+            auto where = [&] {
+              return std::string(name) + " " + describe_location(c, t, h, j) + " output_scale=" +
+                     show_number(sigma) + " ‖pair‖=" + show_number(r);
+            };
+            auto location = [&] { return locate(c, t, j, units, where()); };
+            seen.record(error / bound, m, location);
+            if (!(error <= bound)) {
+              violation.note(c, location(), [&] {
+                return failure_message("output_scale_within_bound", where(),
+                                       std::string(name) + " y[" + std::to_string(i) + "]", y, e,
+                                       error, bound, scale.factor * r / sigma);
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+  violation.raise(seen);
+}
+
 bool rounds_once(const fast::kernel_info& kernel) { return kernel.rounds_once; }
+bool takes_output_scale(const fast::kernel_info& kernel) { return kernel.takes_output_scale; }
 
 constexpr kernel_property_definition accuracy_list[] = {
     {"within_bound_of_reference",
@@ -578,6 +679,12 @@ constexpr kernel_property_definition accuracy_list[] = {
      "1/2 ulp(y_exact) + 2^-40*A*||pair|| of exact, every int32 position (docs/error-bounds.md §18)",
      120, deep_cases_per_property, true, rounded_once_within_half_ulp, rounds_once,
      "the kernel does not declare one rounding per output (kernel_info::rounds_once)"},
+    {"output_scale_within_bound",
+     "fp8 with a per-call output scale s (powers of two and general values): every Q and K output "
+     "within the derived bound of sat(y_exact/s), pass-through dims round(x/s); other dtypes "
+     "refuse s != 1 (docs/error-bounds.md §19)",
+     120, deep_cases_per_property, true, output_scale_within_bound, takes_output_scale,
+     "the kernel takes no output scale (a C ABI v1 library, a Python kernel)"},
 };
 
 }  // namespace

@@ -57,6 +57,8 @@ fast::status apply_mutant(const void*, const fast::rope_call& call, const fast::
   if (call.rotary_dim < 2 || call.rotary_dim % 2 != 0 || call.rotary_dim > call.head_dim ||
       call.positions == nullptr)
     return fast::status::error(fast::status_code::invalid_argument, "mutant: invalid call");
+  if (call.output_scale != 1.0f)  // float32/16-bit storage only: no scale (fast/rope_call.h)
+    return fast::status::error(fast::status_code::unsupported, "mutant: no output scale");
   const auto& theta = angles.frequencies().inverse_frequencies;
   const std::int64_t pairs = call.rotary_dim / 2;
   const std::size_t element = size_of(call.storage);

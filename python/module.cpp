@@ -21,6 +21,7 @@
 #include "cli/gate_kernel.h"
 #include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
+#include "cli/flag_values.h"
 #include "io/io_error.h"
 #include "mutants/mutant_registry.h"
 #include "properties/kernel_properties.h"
@@ -68,6 +69,8 @@ std::map<std::string, std::string> skipped_for_python() {
       {"streams_within_bound_of_reference", "the bridge passes one position stream per token"},
       {"streams_norm_preserved", "the bridge passes one position stream per token"},
       {"streams_layout_invariance", "the bridge passes one position stream per token"},
+      // The fp8 output scale: the bridge passes none and refuses a call with one.
+      {"output_scale_within_bound", "the bridge passes no fp8 output scale (calls with one are refused)"},
   };
 }
 
@@ -169,7 +172,8 @@ PYBIND11_MODULE(_ropecheck, m) {
 
   m.def("reference", [](const rope_spec& spec, const py::array& x, const std::string& x_dtype,
                         const py::array& positions, const std::string& positions_dtype,
-                        const std::string& form, const std::string& out_dtype) {
+                        const std::string& form, const std::string& out_dtype, double output_scale) {
+    const float scale = cli::output_scale_value("output_scale", output_scale);
     const auto names = input_names(spec, py::dict());
     const auto out = parse_dtype(out_dtype);
     if (!out) throw std::invalid_argument(fmt::format("out_dtype: '{}' is not float64 or float32", out_dtype));
@@ -179,7 +183,7 @@ PYBIND11_MODULE(_ropecheck, m) {
     {
       py::gil_scoped_release release;
       const cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
-      y = cli::reference_tensor(in, names.x, form, *out);
+      y = cli::reference_tensor(in, names.x, form, *out, scale);
     }
     return python::array_from_tensor(y);
   });
@@ -198,7 +202,8 @@ PYBIND11_MODULE(_ropecheck, m) {
   m.def("audit", [](const rope_spec& spec, const py::array& x, const std::string& x_dtype,
                     const py::array& positions, const std::string& positions_dtype,
                     const py::array& y, const std::string& y_dtype, std::optional<std::string> judged,
-                    std::optional<double> tolerance, const py::dict& labels) {
+                    std::optional<double> tolerance, const py::dict& labels, double output_scale) {
+    const float scale = cli::output_scale_value("output_scale", output_scale);
     const auto names = input_names(spec, labels);
     const std::string y_name = labels.contains("y") ? labels["y"].cast<std::string>() : "y";
     std::optional<dtype> judged_type;
@@ -214,7 +219,7 @@ PYBIND11_MODULE(_ropecheck, m) {
     py::gil_scoped_release release;
     cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
     const audit::audit_input input =
-        cli::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance);
+        cli::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance, scale);
     reports::audit_report report = audit::run_audit(input);
     report.tool_version = ROPECHECK_VERSION;
     return report;

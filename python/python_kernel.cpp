@@ -60,9 +60,10 @@ python_kernel::python_kernel(py::object adapter, std::string name, std::string d
       dtypes_(std::move(dtypes)),
       pairings_(std::move(pairings)) {
   // on_the_fly: the kernel gets θ_j (params["inv_freq"]), never a cos/sin table. The adapter
-  // passes one position per token: no position streams (their properties are skipped).
+  // passes one position per token: no position streams (their properties are skipped), and no
+  // fp8 output scale (output_scale_within_bound is skipped).
   info_ = {name_, description_, fast::angle_strategy::on_the_fly, dtypes_, pairings_,
-           &python_kernel::call, this, false, false};
+           &python_kernel::call, this, false, false, false};
 }
 
 python_kernel::~python_kernel() {
@@ -89,6 +90,9 @@ fast::status python_kernel::call(const void* context, const fast::rope_call& cal
     return fast::status::error(fast::status_code::invalid_argument,
                                "the Python kernel raised an exception earlier in this gate");
   if (fast::status s = fast::detail::check_call(call); !s.ok()) return s;
+  if (call.output_scale != 1.0f)  // the adapter passes no scale: refused, never dropped
+    return fast::status::error(fast::status_code::unsupported,
+                               "a Python kernel takes no output_scale (its calls are unscaled)");
   if (static_cast<std::int64_t>(angles.frequencies().inverse_frequencies.size()) * 2 != call.rotary_dim)
     return fast::status::error(fast::status_code::invalid_argument,
                                "rotary_dim does not match the prepared frequencies");

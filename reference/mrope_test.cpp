@@ -16,6 +16,9 @@
 #include "reference/test_support.h"
 #include "spec/spec_reader.h"
 
+#include <filesystem>
+#include <fstream>
+
 namespace ropecheck::reference {
 namespace {
 
@@ -171,6 +174,98 @@ TEST(DoubleTierStreams, RowsComeFromEachPairsStreamWithinTheTiersBound) {
       const auto want_row = flat.cos_sin(17);
       EXPECT_TRUE(std::equal(row.begin(), row.end(), want_row.begin()));
     }
+  }
+}
+
+// GLM-4.1V's text M-RoPE, written out from transformers models/glm4v/modeling_glm4v.py
+// (Glm4vTextRotaryEmbedding and apply_multimodal_rotary_pos_emb) and compared with the reference
+// form on a spec the reader parses from a GLM-4.1V-style config. The modeling code:
+//   inv_freq[k] = base^(−2k/dim), dim = head_dim·partial_rotary_factor (k < dim/2);
+//   freqs[s] = p_s·inv_freq, emb[s] = cat(freqs[s], freqs[s]) (dim entries) for s = t, h, w;
+//   cos = cat(chunk i of emb[i % 3] for the split mrope_section·2), then cos[..., :dim/2]
+//   repeat_interleave(2), and the same for sin;
+//   q_rot = q[..., :dim]: q_rot·cos + rotate_half_llm(q_rot)·sin, rotate_half_llm(x) =
+//   stack(−x[..., 1::2], x[..., 0::2]).flatten(−1); q[..., dim:] passes through.
+// The config values here are GLM-4.1V-9B-Thinking's as GLM's own modeling expects them (hidden
+// 4096, 32 heads, partial_rotary_factor 0.5, rope_theta 10000, mrope_section [8, 12, 12]); no
+// copy of that model's config.json with a citable source was found, so they are not a fixture.
+TEST(ReferenceMRope, Glm41vTextRopeFollowsItsModelingCode) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("ropecheck_glm4v_" + std::to_string(std::random_device{}()) + ".json");
+  std::ofstream(file) << R"({
+      "model_type": "glm4v",
+      "text_config": {"model_type": "glm4v_text", "hidden_size": 4096, "num_attention_heads": 32,
+                      "partial_rotary_factor": 0.5, "rope_theta": 10000.0,
+                      "rope_scaling": {"rope_type": "default", "mrope_section": [8, 12, 12]}}})";
+  const rope_spec spec = read_spec(file);
+  std::filesystem::remove(file);
+  ASSERT_EQ(spec.head_dim, 128);
+  ASSERT_EQ(spec.rotary_dim, 64);
+  ASSERT_EQ(spec.pair, pairing::adjacent);
+  ASSERT_EQ(spec.streams.rule, stream_rule::mrope_sections);  // GLM's variant is no new rule
+  ASSERT_EQ(spec.streams.section, (std::vector<int>{8, 12, 12}));
+  const auto params = params_from_spec<mp_real>(spec);
+  std::mt19937_64 rng(41);
+  const auto q = random_vector(rng, 128);
+  const mp_real scale = norm(q);
+  const int dim = 64;
+  for (const std::array<std::int64_t, 3> p : {std::array<std::int64_t, 3>{5, 5, 5}, {9, 12, 30}, {100, 3, 77}}) {
+    // emb per stream, then the section split of mrope_section·2 = [8, 12, 12, 8, 12, 12].
+    std::array<std::vector<mp_real>, 3> emb;
+    for (std::size_t s = 0; s < 3; ++s)
+      for (int rep = 0; rep < 2; ++rep)
+        for (int k = 0; k < dim / 2; ++k)
+          emb[s].push_back(mp_real(p[s]) / pow(mp_real(10000), mp_real(2 * k) / dim));
+    const int split[] = {8, 12, 12, 8, 12, 12};
+    std::vector<mp_real> angle;
+    for (int i = 0, at = 0; i < 6; at += split[i], ++i)
+      for (int e = at; e < at + split[i]; ++e) angle.push_back(emb[static_cast<std::size_t>(i % 3)][static_cast<std::size_t>(e)]);
+    std::vector<mp_real> cos_i, sin_i;  // [..., :dim/2].repeat_interleave(2)
+    for (int e = 0; e < dim / 2; ++e)
+      for (int r = 0; r < 2; ++r) cos_i.push_back(cos(angle[e])), sin_i.push_back(sin(angle[e]));
+    std::vector<mp_real> want(q);
+    for (int d = 0; d < dim; ++d) {
+      const mp_real rotated = d % 2 == 0 ? mp_real(-q[d + 1]) : q[d - 1];  // rotate_half_llm
+      want[d] = q[d] * cos_i[d] + rotated * sin_i[d];
+    }
+    EXPECT_LE(relative_distance(rope_streams<mp_real>(q, p, params, spec.streams), want, scale), tight_tolerance)
+        << p[0] << ", " << p[1] << ", " << p[2];
+  }
+}
+
+// Llama 4's vision RoPE on its real config (fixtures/model-configs/Llama-4-Maverick-17B-128E.json,
+// --tower vision), written out from transformers models/llama4/modeling_llama4.py
+// Llama4VisionRotaryEmbedding and vision_apply_rotary_emb:
+//   freq_dim = hidden_size // num_attention_heads // 2 = 44;
+//   rope_freq[k] = rope_theta^(−(2k)/freq_dim) for k < 22;
+//   freqs_x = ((x + 1)·rope_freq).repeat_interleave(2), freqs_y likewise, x = img_idx % idx the
+//   column and y = img_idx // idx the row; freqs = cat(freqs_x, freqs_y)[..., ::2] (44 angles);
+//   q viewed as 44 complex numbers (q[2j] + i·q[2j+1]) times e^{i·freqs[j]}.
+// ropecheck's positions for a patch are (row + 1, col + 1).
+TEST(ReferenceVisionRope, Llama4VisionFollowsItsModelingCode) {
+  const rope_spec spec = read_spec(configs + "Llama-4-Maverick-17B-128E.json", spec_options{"", "vision"});
+  ASSERT_EQ(spec.head_dim, 88);
+  const auto params = params_from_spec<mp_real>(spec);
+  std::mt19937_64 rng(44);
+  const auto q = random_vector(rng, 88);
+  const mp_real scale = norm(q);
+  const int freq_dim = 1408 / 16 / 2;
+  for (const auto& [row, col] : {std::pair{0, 0}, std::pair{3, 17}, std::pair{23, 5}}) {
+    std::vector<mp_real> rope_freq;
+    for (int k = 0; k < freq_dim / 2; ++k) rope_freq.push_back(1 / pow(mp_real(10000), mp_real(2 * k) / freq_dim));
+    std::vector<mp_real> cat;  // cat(freqs_x, freqs_y), each repeat_interleave(2)
+    for (const int coordinate : {col, row})
+      for (const mp_real& f : rope_freq)
+        for (int r = 0; r < 2; ++r) cat.push_back(mp_real(coordinate + 1) * f);
+    std::vector<mp_real> want(q);
+    for (int j = 0; j < freq_dim; ++j) {
+      const mp_real& angle = cat[static_cast<std::size_t>(2 * j)];  // [..., ::2]
+      want[2 * j] = q[2 * j] * cos(angle) - q[2 * j + 1] * sin(angle);
+      want[2 * j + 1] = q[2 * j] * sin(angle) + q[2 * j + 1] * cos(angle);
+    }
+    const std::array<std::int64_t, 2> rc = {row + 1, col + 1};
+    EXPECT_LE(relative_distance(rope_streams<mp_real>(q, rc, params, spec.streams), want, scale), tight_tolerance)
+        << row << ", " << col;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -18,7 +19,8 @@ namespace ropecheck::reference {
 
 std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
                                 std::span<const std::int64_t> positions, const rope_spec& spec,
-                                reference_form form, reference_output output) {
+                                reference_form form, reference_output output,
+                                double output_scale) {
   const int d = spec.head_dim;
   const std::int64_t streams = !spec.streams.multi() ? 1 : spec.streams.vision() ? 2 : 3;
   if (static_cast<std::int64_t>(positions.size()) != shape.rows * streams ||
@@ -28,11 +30,14 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
   for (std::int64_t m : positions) length = std::max(length, m + 1);
   const auto params = params_from_spec<mp_real>(spec, length);
   std::vector<double> y(x.size());
+  if (!(std::isfinite(output_scale) && output_scale > 0))
+    throw std::logic_error("reference::rope_tensor: output_scale must be finite and > 0");
   auto convert = [&](const std::vector<mp_real>& out, std::size_t offset) {
     for (int c = 0; c < d; ++c) {
+      const mp_real v = output_scale == 1 ? out[c] : mp_real(out[c] / output_scale);
       y[offset + c] = output == reference_output::float32
-                          ? mpfr_get_flt(out[c].backend().data(), MPFR_RNDN)
-                          : mpfr_get_d(out[c].backend().data(), MPFR_RNDN);
+                          ? mpfr_get_flt(v.backend().data(), MPFR_RNDN)
+                          : mpfr_get_d(v.backend().data(), MPFR_RNDN);
     }
   };
   // Each thread's rows: the form's per-position step once per row, then every head of the row.

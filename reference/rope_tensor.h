@@ -27,8 +27,11 @@ struct tensor_shape {
 // form (rope_forms.h rope_streams) whatever `form` says. Length-dependent
 // scalings (dynamic NTK, LongRoPE) see max position + 1 unless the spec gives a sequence_length,
 // as the double tier and the kernels do. Returns values exactly representable in `output`.
+// `output_scale` σ (finite, > 0): each output is y/σ, divided at 266 bits before its one
+// rounding — the value an fp8 store written with that scale approximates (fast/rope_call.h).
 std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
                                 std::span<const std::int64_t> positions, const rope_spec& spec,
-                                reference_form form, reference_output output);
+                                reference_form form, reference_output output,
+                                double output_scale = 1);
 
 }  // namespace ropecheck::reference

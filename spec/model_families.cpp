@@ -12,7 +12,7 @@ namespace {
 constexpr pairing half = pairing::half_split;
 constexpr pairing adjacent = pairing::adjacent;
 
-const std::array<family, 28> families = {{
+const std::array<family, 30> families = {{
     {"llama", half, {}, false, "models/llama/modeling_llama.py rotate_half"},
     {"mistral", half, {}, false, "models/mistral/modeling_mistral.py rotate_half"},
     {"mixtral", half, {}, false, "models/mixtral/modeling_mixtral.py rotate_half"},
@@ -45,6 +45,11 @@ const std::array<family, 28> families = {{
     {"chatglm", adjacent, {}, true,
      "THUDM chatglm3-6b / glm-4-9b-chat modeling_chatglm.py: RotaryEmbedding(rotary_dim // 2, "
      "rope_ratio), base = 10000·rope_ratio, apply_rotary_pos_emb on x.reshape(..., rot_dim // 2, 2)"},
+    {"glm4v_text", adjacent, {}, false,
+     "models/glm4v/modeling_glm4v.py apply_multimodal_rotary_pos_emb: cos/sin split by mrope_section "
+     "(chunk i from stream i % 3), first half repeat_interleave(2), rotate_half_llm (x[..., 0::2], "
+     "x[..., 1::2]) on q[..., :rotary_dim] (partial_rotary_factor from the config)"},
+    {"glm4v", adjacent, {}, false, "models/glm4v/modeling_glm4v.py (text model: glm4v_text)"},
     {"phi", half, {}, false, "models/phi/modeling_phi.py rotate_half (partial_rotary_factor)"},
     {"qwen2_vl", half, {}, false,
      "models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb (rotate_half; M-RoPE)"},

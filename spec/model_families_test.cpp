@@ -82,6 +82,7 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
       {"Llama-3.1-8B.json", "reads"},
       {"Llama-3.2-1B-Instruct.json", "reads"},
       {"Llama-3.2-1B.json", "reads"},
+      {"Llama-4-Maverick-17B-128E.json", "reads"},
       {"Meta-Llama-3-8B.json", "reads"},
       {"Mistral-7B-Instruct-v0.2.json", "reads"},
       {"Mistral-7B-v0.1.json", "reads"},

@@ -324,6 +324,28 @@ scaling_convention read_own_keys(const json& root, std::string_view source, rope
   return scaling_convention::hf;
 }
 
+// ropecheck's own "stream_layout" key: a 2-D vision layout on a text-form spec (what `ropecheck
+// identify` writes for a vision output, whose tower config need not exist): "vision_rows_first",
+// "vision_columns_first" or "vision_alternating" (rope_spec.h). M-RoPE is spelled as configs
+// spell it (mrope_section), so the key refuses a spec that has sections as well.
+void read_stream_layout_key(const json& root, std::string_view source, rope_spec& spec) {
+  const json* given = f::given(root, "stream_layout");
+  if (!given) return;
+  std::optional<stream_rule> rule;
+  for (const stream_rule r :
+       {stream_rule::vision_rows_first, stream_rule::vision_columns_first, stream_rule::vision_alternating})
+    if (given->is_string() && given->get<std::string>() == to_string(r)) rule = r;
+  if (!rule)
+    f::fail(source, "stream_layout", *given,
+            "is not \"vision_rows_first\", \"vision_columns_first\" or \"vision_alternating\" (M-RoPE is "
+            "given by mrope_section)");
+  if (spec.streams.multi())
+    f::fail(source, "stream_layout", *given, "comes with M-RoPE sections: one layout per spec");
+  spec.streams = {*rule, {}};
+  if (const std::string problem = stream_layout_problem(spec.streams, spec.rotary_dim); !problem.empty())
+    f::fail(source, "stream_layout", *given, problem);
+}
+
 // The layer type asked for: --layer-type, or the spec's own "layer_type" key; both must agree.
 std::string chosen_layer_type(const json& root, const spec_options& options, std::string_view source) {
   const auto in_spec = f::text(root, source, "", "layer_type");
@@ -500,6 +522,7 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
   }
   if (family && family->chatglm) read_chatglm_ratio(root, text, source, spec);
   if (chosen.block) read_mrope(*chosen.block, chosen.block_prefix, source, spec);
+  read_stream_layout_key(root, source, spec);
   return spec;
 }
 

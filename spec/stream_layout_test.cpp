@@ -6,6 +6,8 @@
 #include "spec/spec_reader.h"
 #include "spec/stream_layout.h"
 
+#include <nlohmann/json.hpp>
+
 namespace ropecheck {
 namespace {
 
@@ -83,6 +85,60 @@ TEST(StreamLayout, VisionTowersReadFromTheirConfigs) {
     EXPECT_NE(std::string(e.what()).find("field 'vision_config'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read_spec(configs + "Llama-3.1-8B.json", spec_options{"", "audio"}), spec_error);
+}
+
+// Llama 4's vision tower on a real config (Llama-4-Maverick-17B-128E, vision_config): the head
+// width hidden_size / num_attention_heads = 1408 / 16 = 88 (modeling_llama4.py
+// Llama4VisionRotaryEmbedding: freq_dim = hidden_size // num_attention_heads // 2 = 44 frequencies
+// for 22 column and 22 row pairs), all of it rotated, rope_theta 10000, adjacent pairs
+// (vision_apply_rotary_emb: view_as_complex over reshape(..., -1, 2)), columns first
+// (freqs_x = frequencies_x = img_idx % idx, the column, before freqs_y). Its text model reads as
+// llama4_text: head_dim 128, rope_theta 500000.0, adjacent, no scaling.
+TEST(StreamLayout, Llama4VisionTowerFromItsConfig) {
+  const rope_spec v = read_spec(configs + "Llama-4-Maverick-17B-128E.json", spec_options{"", "vision"});
+  EXPECT_EQ(v.head_dim, 88);
+  EXPECT_EQ(v.rotary_dim, 88);
+  EXPECT_EQ(v.base, 10000.0);
+  EXPECT_EQ(v.pair, pairing::adjacent);
+  EXPECT_EQ(v.streams.rule, stream_rule::vision_columns_first);
+  EXPECT_EQ(stream_layout_problem(v.streams, v.rotary_dim), "");
+  EXPECT_EQ(stream_of_pair(v.streams, 88, 0), 1);   // pair 0: the column
+  EXPECT_EQ(stream_of_pair(v.streams, 88, 22), 0);  // pair 22: the row
+  EXPECT_EQ(frequency_of_pair(v.streams, 88, 21), 42);
+  EXPECT_EQ(frequency_of_pair(v.streams, 88, 43), 42);
+  const rope_spec t = read_spec(configs + "Llama-4-Maverick-17B-128E.json");
+  EXPECT_EQ(t.head_dim, 128);
+  EXPECT_EQ(t.rotary_dim, 128);
+  EXPECT_EQ(t.base, 500000.0);
+  EXPECT_EQ(t.pair, pairing::adjacent);
+  EXPECT_FALSE(t.streams.multi());
+  EXPECT_EQ(type_of(t.scaling), scaling_type::none);
+}
+
+// ropecheck's own "stream_layout" key (what `ropecheck identify` writes for a vision output):
+// the three vision rules on a text-form spec; anything else, or together with M-RoPE sections,
+// or a width that does not split into two axes, is refused by name.
+TEST(StreamLayout, OwnStreamLayoutKey) {
+  const auto read = [](const char* text) { return parse_spec(nlohmann::json::parse(text), "S.json"); };
+  const rope_spec s = read(R"({"head_dim": 64, "pairing": "adjacent", "stream_layout": "vision_columns_first"})");
+  EXPECT_EQ(s.streams.rule, stream_rule::vision_columns_first);
+  EXPECT_EQ(s.streams.streams(), 2);
+  const auto error = [&](const char* text) {
+    try {
+      read(text);
+    } catch (const spec_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error(R"({"head_dim": 64, "stream_layout": "mrope_sections"})").find("field 'stream_layout'"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"head_dim": 64, "stream_layout": "vision_rows_first",
+                      "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 12]}})")
+                .find("comes with M-RoPE sections"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"head_dim": 18, "stream_layout": "vision_rows_first"})").find("field 'stream_layout'"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -154,6 +154,11 @@ std::span<const stream_golden_config> stream_golden_configs() {
        "Mistral-Small-3.1-24B-Instruct-2503.json", "vision",
        "(row, col) of 14-px patches of a 1540x1540 image: 110x110 patches (corners, centre)",
        {{0, 0}, {0, 109}, {109, 0}, {55, 54}, {109, 109}}},
+      {"llama4-maverick-vision", "Llama-4-Maverick-17B-128E vision tower (2-D RoPE, columns first, adjacent, head 88)",
+       "Llama-4-Maverick-17B-128E.json", "vision",
+       "Llama4VisionRotaryEmbedding: (row + 1, col + 1) of patches of a 336x336 tile (24x24 patches of "
+       "14 px: corners, centre), and the CLS token's (0, 0) (its angles masked to 0)",
+       {{0, 0}, {1, 1}, {1, 24}, {24, 1}, {13, 12}, {24, 24}}},
   };
   return configs;
 }

@@ -64,6 +64,9 @@ static int validate_call(const ropecheck_rope_call* call) {
   if (call == NULL) return ROPECHECK_STATUS_INVALID_ARGUMENT;
   if (call->dtype != ROPECHECK_DTYPE_FLOAT32)
     return fail(call, ROPECHECK_STATUS_UNSUPPORTED, "only float32 storage");
+  /* The fp8 output scale (v2): these kernels store float32, which is never scaled. */
+  if (call->abi_version >= 2 && call->output_scale != 1.0f)
+    return fail(call, ROPECHECK_STATUS_UNSUPPORTED, "output_scale applies to fp8 storage only");
   if (call->rotary_dim < 2 || call->rotary_dim % 2 != 0 || call->rotary_dim > call->head_dim)
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT, "rotary_dim must be even, >= 2, <= head_dim");
   if (call->tokens < 0 || call->positions == NULL || call->inverse_frequencies == NULL)

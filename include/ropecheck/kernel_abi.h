@@ -33,10 +33,10 @@
 extern "C" {
 #endif
 
-/* Version 2 appended position streams to ropecheck_rope_call (M-RoPE, 2-D vision RoPE). A v1
- * library (whose ropecheck_kernels(2, …) returns NULL) is still loaded: ropecheck asks it for
- * version 1 and sends it single-stream calls only, in the v1 layout (the fields before
- * position_streams). ROPECHECK_KERNEL_ABI_VERSION_1 names that older layout's version. */
+/* Version 2 appended position streams (M-RoPE, 2-D vision RoPE) and the fp8 output scale to
+ * ropecheck_rope_call. A v1 library (whose ropecheck_kernels(2, …) returns NULL) is still
+ * loaded: ropecheck asks it for version 1 and sends it single-stream, unscaled calls only, in
+ * the v1 layout (the fields before position_streams). ROPECHECK_KERNEL_ABI_VERSION_1 names that older layout's version. */
 #define ROPECHECK_KERNEL_ABI_VERSION 2u
 #define ROPECHECK_KERNEL_ABI_VERSION_1 1u
 
@@ -96,6 +96,11 @@ typedef struct ropecheck_rope_call {
                                      positions[s * position_stream_stride + i] */
   const int32_t* pair_streams;   /* rotary_dim/2 entries: pair j turns by the position of stream
                                     pair_streams[j]; may be NULL when position_streams == 1 */
+  float output_scale;            /* finite, > 0: outputs are stored as round(y / output_scale),
+                                    y/output_scale computed in float32 as vLLM's fp8 store does
+                                    (a / scale). 1 unless dtype is FLOAT8_*: a scale != 1 with
+                                    any other dtype must be refused (UNSUPPORTED). A v1 library
+                                    never gets a scale != 1: ropecheck refuses such a call for it. */
 } ropecheck_rope_call;
 
 typedef struct ropecheck_kernel {

@@ -55,15 +55,17 @@ def load_spec(spec) -> Spec:
     raise TypeError(f"spec: expected a dict, a path or a ropecheck.Spec, got {type(spec).__name__}")
 
 
-def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "float64"):
+def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "float64",
+              output_scale: float = 1.0):
     """The 256-bit reference applied to X (``[tokens, heads, head_dim]`` or
     ``[batch, tokens, heads, head_dim]``) at int32/int64 positions (``[tokens]`` or
     ``[batch, tokens]``; with an M-RoPE or 2-D vision spec ``[streams, tokens]`` or
     ``[streams, batch, tokens]``), each output rounded once to ``out_dtype`` (float64 or float32): what
-    ``ropecheck reference`` writes. ``form``: elementwise, complex or matrix."""
+    ``ropecheck reference`` writes. ``form``: elementwise, complex or matrix. ``output_scale`` S
+    (``--output-scale``): each output is y / S, the value an fp8 store with that scale approximates."""
     xa, xd = _raw_array(x, "x")
     pa, pd = _raw_array(positions, "positions")
-    return _core.reference(load_spec(spec), xa, xd, pa, pd, form, out_dtype)
+    return _core.reference(load_spec(spec), xa, xd, pa, pd, form, out_dtype, float(output_scale))
 
 
 class _Report:
@@ -124,18 +126,21 @@ class AuditReport(_Report):
 
 
 def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | None = None,
-          labels: _Mapping[str, str] | None = None) -> AuditReport:
+          labels: _Mapping[str, str] | None = None, output_scale: float = 1.0) -> AuditReport:
     """Judges a third-party RoPE output ``y`` of input ``x`` against the reference's double tier,
     as ``ropecheck audit`` does (same figures, same diagnosis). ``dtype`` judges y as float32,
     float16, bfloat16, float8_e4m3fn or float8_e5m2 (default: y's; fp8 given as uint8 NumPy
     arrays of the bits needs it, a torch fp8 tensor names itself); ``tolerance`` in units of 2^-24 × pair norm.
-    ``labels`` names the inputs in messages and the report (keys spec, x, positions, y)."""
+    ``labels`` names the inputs in messages and the report (keys spec, x, positions, y).
+    ``output_scale`` S (``--output-scale``): fp8 ``y`` written as round(y_exact / S), judged so;
+    a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8."""
     raw16 = dtype if dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else None
     xa, xd = _raw_array(x, "x", raw16)
     pa, pd = _raw_array(positions, "positions")
     ya, yd = _raw_array(y, "y", raw16)
     return AuditReport(_core.audit(load_spec(spec), xa, xd, pa, pd, ya, yd, dtype,
-                                   None if tolerance is None else float(tolerance), dict(labels or {})))
+                                   None if tolerance is None else float(tolerance), dict(labels or {}),
+                                   float(output_scale)))
 
 
 @_dataclass(frozen=True)

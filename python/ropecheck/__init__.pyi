@@ -37,6 +37,7 @@ def reference(
     spec: SpecLike,
     form: Literal["elementwise", "complex", "matrix"] = "elementwise",
     out_dtype: Literal["float64", "float32"] = "float64",
+    output_scale: float = 1.0,
 ) -> np.ndarray: ...
 
 class AuditReport:
@@ -64,9 +65,10 @@ def audit(
     positions: Any,
     y: Any,
     spec: SpecLike,
-    dtype: Literal["float32", "float16", "bfloat16"] | None = None,
+    dtype: Literal["float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"] | None = None,
     tolerance: float | None = None,
     labels: Mapping[str, str] | None = None,
+    output_scale: float = 1.0,
 ) -> AuditReport: ...
 
 @dataclass(frozen=True)

@@ -115,3 +115,24 @@ def test_fp8_output_as_uint8_bits_needs_the_dtype_and_saturation_is_judged():
                                dtype="float8_e4m3fn").passed
     with pytest.raises(ValueError, match="float8_e4m3fn"):
         ropecheck.audit(x, positions, y, SPEC)
+
+
+def test_fp8_output_scale_keyword_judges_round_of_y_over_scale():
+    # A pipeline's fp8 store with scale S: round(y / S), made here from the float64 reference
+    # divided by S in NumPy and the independent encoder above; judged with output_scale=S it
+    # passes, unscaled or with S's reciprocal it fails. reference(output_scale=4) is ref / 4.
+    x, positions = case(64)
+    x = (x * 400).astype(np.float32)
+    exact = ropecheck.reference(x, positions, SPEC, out_dtype="float64")
+    scale = np.float32(3.0)
+    y = e4m3fn_bits((exact / np.float64(scale)).astype(np.float32))
+    assert ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=3.0).passed
+    assert not ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn").passed
+    assert not ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=1 / 3).passed
+    quarter = ropecheck.reference(x, positions, SPEC, out_dtype="float64", output_scale=4.0)
+    assert np.array_equal(quarter, exact / 4)
+    for bad in (0.0, -1.0, float("inf"), float("nan"), 1e39):
+        with pytest.raises(ValueError, match="output_scale"):
+            ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=bad)
+    with pytest.raises(ValueError, match="fp8"):
+        ropecheck.audit(x, positions, exact.astype(np.float32), SPEC, output_scale=2.0)
