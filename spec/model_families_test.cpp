@@ -60,6 +60,9 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
            // phi: models/phi/modeling_phi.py rotate_half on q[..., :rotary_ndims], rotary_ndims =
            // head_dim * partial_rotary_factor (0.5 of 64); the config's rotary_dim 32 agrees.
            expected{"phi-1.json", "", 64, 32, 10000, half},
+           // llama4 (text model llama4_text): models/llama4/modeling_llama4.py apply_rotary_emb,
+           // view_as_complex over reshape(..., -1, 2): adjacent pairs over the whole head.
+           expected{"Llama-4-Maverick-17B-128E.json", "", 128, 128, 500000, adjacent},
        }) {
     const rope_spec s = read_spec(configs + e.file, {e.layer_type});
     EXPECT_EQ(s.head_dim, e.head_dim) << e.file;
