@@ -55,6 +55,14 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
            expected{"gpt-j-6b.json", "", 256, 64, 10000, adjacent},            // gptj
            expected{"DeepSeek-V3.json", "", 64, 64, 10000, adjacent},          // deepseek_v3
            expected{"chatglm3-6b.json", "", 128, 64, 10000, adjacent},         // chatglm
+           // qwen3_moe: models/qwen3_moe/modeling_qwen3_moe.py rotate_half over the whole head.
+           expected{"Qwen3-30B-A3B-Instruct-2507.json", "", 128, 128, 1e7, half},
+           // phi: models/phi/modeling_phi.py rotate_half on q[..., :rotary_ndims], rotary_ndims =
+           // head_dim * partial_rotary_factor (0.5 of 64); the config's rotary_dim 32 agrees.
+           expected{"phi-1.json", "", 64, 32, 10000, half},
+           // llama4 (text model llama4_text): models/llama4/modeling_llama4.py apply_rotary_emb,
+           // view_as_complex over reshape(..., -1, 2): adjacent pairs over the whole head.
+           expected{"Llama-4-Maverick-17B-128E.json", "", 128, 128, 500000, adjacent},
        }) {
     const rope_spec s = read_spec(configs + e.file, {e.layer_type});
     EXPECT_EQ(s.head_dim, e.head_dim) << e.file;
@@ -85,6 +93,7 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
       {"Phi-3.5-mini-instruct.json", "reads"},
       {"Qwen2.5-7B-Instruct.json", "reads"},
       {"Qwen2.5-VL-7B-Instruct.json", "reads"},
+      {"Qwen3-30B-A3B-Instruct-2507.json", "reads"},
       {"Qwen3-8B.json", "reads"},
       {"Qwen3-Next-80B-A3B-Instruct.json", "reads"},
       {"Qwen3-VL-8B-Instruct.json", "reads"},
@@ -97,6 +106,7 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
       {"glm-4-9b-chat.json", "'rope_ratio': 500 multiplies the base"},
       {"gpt-j-6b.json", "reads"},
       {"gpt-neox-20b.json", "reads"},
+      {"phi-1.json", "reads"},
   };
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(configs)) {
