@@ -16,4 +16,4 @@ python3 scripts/cache-resident-table.py --write
 python3 scripts/property-case-figures.py
 python3 scripts/reference-figures.py
 bash scripts/audit-figures.sh --update-readme
-python3 scripts/python-gate-overhead.py --mutants  # needs numpy (pip or python3-numpy)
+/usr/bin/python3 scripts/python-gate-overhead.py --mutants  # the interpreter the bindings are built for (numpy)
