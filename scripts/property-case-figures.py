@@ -7,7 +7,8 @@
    same benchmark built from the tree before issue 17 §2's case work (--baseline, default
    17dc5fd: its `per_case` path, the 266-bit oracle tables built for every case, which is the
    path the issue measured). The baseline is exported with `git archive` into
-   build-baseline/<commit>/ and its benchmark target built there once (ccache is used when
+   build/baseline-<commit>/ (inside the build folder, which the layering test and git skip) and
+   its benchmark target built there once (ccache is used when
    installed). The two binaries run alternately, --rounds times, in this one run; each cell is
    the median. The mean cost of a case weighs every (kernel, property) alike, as the deep
    profile's equal budgets do; it is taken over the properties both trees have.
@@ -45,10 +46,10 @@ BASELINE = "17dc5fd"        # main before issue 17 §2's case generation work
 
 
 def build_baseline(commit):
-    """The baseline's property benchmark, built once into build-baseline/<commit>/."""
+    """The baseline's property benchmark, built once into build/baseline-<commit>/."""
     full = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", commit + "^{commit}"],
                           check=True, capture_output=True, text=True).stdout.strip()
-    source = ROOT / "build-baseline" / full[:12]
+    source = ROOT / "build" / f"baseline-{full[:12]}"
     binary = source / "build" / "bench" / "ropecheck_property_benchmarks"
     if binary.exists():
         return full, binary
