@@ -130,6 +130,7 @@ std::optional<reports::finding> detect_positions_ignored(const diagnosis_context
 std::optional<reports::finding> detect_magnitude_scale(const diagnosis_context& c) {
   const int rotary = c.in.spec.rotary_dim;
   const double sigma = c.in.output_scale;
+  if (sigma != 1 && detect_output_scale(c)) return std::nullopt;
   double yr = 0, rr = 0;
   for (const sampled_vector& v : c.sampled.vectors) {
     if (std::any_of(v.y.begin(), v.y.end(), [](double e) { return !std::isfinite(e); })) continue;
@@ -138,7 +139,6 @@ std::optional<reports::finding> detect_magnitude_scale(const diagnosis_context& 
       rr += v.ref[i] * v.ref[i];
     }
   }
-  if (sigma != 1 && detect_output_scale(c)) return std::nullopt;
   const double alpha = rr > 0 ? yr / rr : 1;
   if (!std::isfinite(alpha) || std::fabs(alpha - 1) <= 0x1p-10) return std::nullopt;
   const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {

@@ -2,7 +2,6 @@
 #include "audit/diagnosis.h"
 
 #include <fmt/format.h>
-
 #include <fmt/ranges.h>
 
 #include <algorithm>

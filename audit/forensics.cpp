@@ -199,9 +199,9 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
                                  share(p.units), p.evidence});
   }
   result.attribution.push_back({"output_rounding", share(inherent), inherent});
+  result.attribution.push_back({"unexplained", share(best_distance), best_distance});
   const std::string scaled =
       c.in.output_scale == 1.0f ? "" : fmt::format(" stored as round(y / {})", c.in.output_scale);
-  result.attribution.push_back({"unexplained", share(best_distance), best_distance});
   if (inherent > 0)
     result.findings.push_back(
         {"output_rounding",
