@@ -76,6 +76,10 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
            // qk_rope_head_dim part as d/2 adjacent pairs (view(b, h, s, d // 2, 2)) before
            // rotate_half; transformers' models/deepseek_v2 rotates the same pairs as complex numbers.
            expected{"DeepSeek-V2-Lite.json", "", 64, 64, 10000, adjacent},
+           // glm4v_moe (text model glm4v_moe_text): models/glm4v_moe/modeling_glm4v_moe.py
+           // apply_multimodal_rotary_pos_emb, rotate_half on q[..., :rotary_dim]; rotary_dim =
+           // head_dim * partial_rotary_factor (0.5 of 128).
+           expected{"GLM-4.5V.json", "", 128, 64, 10000, half},
        }) {
     const rope_spec s = read_spec(configs + e.file, {e.layer_type});
     EXPECT_EQ(s.head_dim, e.head_dim) << e.file;
@@ -94,6 +98,7 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
       {"CodeLlama-7b-hf.json", "reads"},
       {"DeepSeek-V2-Lite.json", "reads"},
       {"DeepSeek-V3.json", "reads"},
+      {"GLM-4.5V.json", "reads"},
       {"Llama-2-7b-hf.json", "reads"},
       {"Llama-3.1-8B-Instruct.json", "reads"},
       {"Llama-3.1-8B.json", "reads"},
@@ -154,6 +159,16 @@ TEST(ModelFamilies, DeepSeekV2LiteKeepsItsYarnBlock) {
   EXPECT_EQ(yarn.mscale, 0.707);
   EXPECT_EQ(yarn.mscale_all_dim, 0.707);
   EXPECT_EQ(s.max_position_embeddings, 163840);
+}
+
+// GLM-4.5V's M-RoPE: contiguous sections [8, 12, 12] over the 32 rotated pairs (the
+// mrope_section * 2 split in modeling_glm4v_moe.py; pair j takes stream i % 3 of its chunk).
+TEST(ModelFamilies, Glm45VReadsItsContiguousSectionsOnHalfSplitPairs) {
+  const rope_spec s = read_spec(configs + "GLM-4.5V.json", {});
+  EXPECT_EQ(s.streams.rule, stream_rule::mrope_sections);
+  EXPECT_EQ(s.streams.section, (std::vector<int>{8, 12, 12}));
+  EXPECT_EQ(s.pair, pairing::half_split);
+  EXPECT_EQ(s.rotary_dim, 64);
 }
 
 // ChatGLM's rope_ratio multiplies the base in ChatGLM3/GLM-4's modeling_chatglm.py and divides
