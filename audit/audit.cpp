@@ -11,6 +11,7 @@ reports::audit_report run_audit(const audit_input& input,
                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
   reports::audit_report r;
   r.dtype = std::string(to_string(input.judged));
+  r.output_scale = input.output_scale;
   r.spec = input.spec_file;
   r.x = input.x_file;
   r.positions = input.positions_file;

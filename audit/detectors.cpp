@@ -7,16 +7,18 @@
 #include <cmath>
 
 #include "audit/detector_catalog.h"
+#include "bounds/error_bounds.h"
 #include "reference/double_tier.h"
 #include "spec/pair_index.h"
 #include "spec/stream_layout.h"
 
 namespace ropecheck::audit {
 
-explanation diagnosis_context::explain(
-    const std::function<void(const sampled_vector&, std::span<double>)>& alternative) const {
+explanation diagnosis_context::explain(const alternative_rotation& alternative, double stored_scale) const {
   std::int64_t within = 0, total = 0;
   double worst = 0;
+  tolerance_rule stored_rule = rule;  // the tolerance of values stored as round(y / stored_scale)
+  stored_rule.output_scale = stored_scale;
   const int rotary = in.spec.rotary_dim;
   std::vector<double> ref(in.spec.head_dim);
   const auto stream = pair_streams(in.spec.streams, rotary);  // each pair's stream, for its tolerance
@@ -27,10 +29,11 @@ explanation diagnosis_context::explain(
       const auto [a, b] = pair_of(in.spec.pair, rotary, j);
       const double norm = std::hypot(v.x[a], v.x[b]);
       for (const int c : {a, b}) {
-        const double err = std::fabs(v.y[c] - ref[c]);
+        // As judge_pairs: sat(y_exact / σ) (the identity at σ = 1 but for fp8's saturation).
+        const double err = std::fabs(v.y[c] - bounds::saturated_exact(in.judged, ref[c] / stored_scale));
         ++total;
-        if (err <= rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], theta[j], v.y[c])) ++within;
-        if (norm > 0) worst = std::max(worst, err / norm / unit);
+        if (err <= stored_rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], theta[j], v.y[c])) ++within;
+        if (norm > 0) worst = std::max(worst, err * stored_scale / norm / unit);  // unscaled units
       }
     }
   }
@@ -121,14 +124,18 @@ std::optional<reports::finding> detect_positions_ignored(const diagnosis_context
       e.within, fmt::format("recomputed at m = 0: {:.1f}% of sampled outputs within tolerance", 100 * e.within)};
 }
 
-// magnitude_scale: the output is the reference times one factor (an attention factor).
+// magnitude_scale: the output is the reference times one factor (an attention factor). With an
+// fp8 output scale σ the factor is measured on y·σ; a factor that is σ applied the wrong way
+// (σ² when multiplied, σ when ignored) is detect_output_scale's finding, not this one.
 std::optional<reports::finding> detect_magnitude_scale(const diagnosis_context& c) {
   const int rotary = c.in.spec.rotary_dim;
+  const double sigma = c.in.output_scale;
+  if (sigma != 1 && detect_output_scale(c)) return std::nullopt;
   double yr = 0, rr = 0;
   for (const sampled_vector& v : c.sampled.vectors) {
     if (std::any_of(v.y.begin(), v.y.end(), [](double e) { return !std::isfinite(e); })) continue;
     for (int i = 0; i < rotary; ++i) {
-      yr += v.y[i] * v.ref[i];
+      yr += v.y[i] * sigma * v.ref[i];
       rr += v.ref[i] * v.ref[i];
     }
   }
@@ -146,6 +153,40 @@ std::optional<reports::finding> detect_magnitude_scale(const diagnosis_context& 
       e.within,
       fmt::format("least-squares factor {:.6g}; the reference × it: {:.1f}% of sampled outputs within tolerance",
                   alpha, 100 * e.within)};
+}
+
+// output_scale_misapplied: with an fp8 output scale σ (--output-scale), the output is the
+// reference stored with σ applied the wrong way — multiplied, round(y·σ), the dequantisation
+// direction where the store divides (vLLM's scaled_vec_conversion: a / scale), or not at all,
+// round(y), a RoPE kernel writing the fp8 cache without the scale the attention backend applies
+// (the mutants fp8_scale_multiplied and fp8_scale_ignored, mutants/mutant_registry.cpp).
+std::optional<reports::finding> detect_output_scale(const diagnosis_context& c) {
+  const double sigma = c.in.output_scale;
+  if (sigma == 1) return std::nullopt;
+  struct misapplied {
+    const char* what;
+    const char* stored;
+    double stored_scale;  // what the output was divided by
+  };
+  const misapplied bugs[] = {
+      {"multiplied by the output scale instead of divided (the dequantisation direction: k_scale where the store "
+       "divides by it)", "round(y · σ)", 1 / sigma},
+      {"stored without the output scale (the per-call scale ignored)", "round(y)", 1.0},
+  };
+  for (const misapplied& bug : bugs) {
+    const auto e = c.explain(
+        [](const sampled_vector& v, std::span<double> ref) { std::copy(v.ref.begin(), v.ref.end(), ref.begin()); },
+        bug.stored_scale);
+    if (!diagnosis_context::explains(e)) continue;
+    return reports::finding{
+        "output_scale_misapplied",
+        fmt::format("the output is the reference {}: stored as {} where --output-scale {} means round(y / σ)",
+                    bug.what, bug.stored, sigma),
+        e.within,
+        fmt::format("the reference stored as {} with σ = {}: {:.1f}% of sampled outputs within tolerance (worst {:.3g} "
+                    "units)", bug.stored, sigma, 100 * e.within, e.max_units)};
+  }
+  return std::nullopt;
 }
 
 // stream_layout: with position streams, the output is the rotation under another stream layout

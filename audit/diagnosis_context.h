@@ -1,6 +1,7 @@
 // diagnosis_context: what every detector and the recipe fit share — the audit's input, the
 // sample, the tolerance rule and θ_j — and `explain`, the fraction of sampled outputs within
-// tolerance of a reference recomputed the way a suspected bug would have made it. With position
+// tolerance of a reference recomputed the way a suspected bug would have made it, stored with
+// the audited call's fp8 output scale σ (1 unless --output-scale) as the verdict judges it. With position
 // streams (M-RoPE, 2-D vision) a sampled row has a position per stream: positions_of and
 // rotate_at recompute at those, so every detector runs on stream inputs too.
 #pragma once
@@ -37,8 +38,13 @@ struct diagnosis_context {
   static void rotate_at(const reference::double_tier& tier, const sampled_vector& v,
                         std::span<const std::int64_t> positions, std::span<double> out);
 
-  // alternative(vector, ref_out) writes the suspected reference for one sampled vector.
-  explanation explain(const std::function<void(const sampled_vector&, std::span<double>)>& alternative) const;
+  // alternative(vector, ref_out) writes the suspected reference for one sampled vector, unscaled;
+  // it is compared with Y as stored with the call's fp8 output scale σ — sat(ref / σ), within
+  // the tolerance of that σ — as the verdict judges (judge_pairs.h). `stored_scale` replaces σ
+  // for a bug that applies the scale wrongly (detect_output_scale).
+  using alternative_rotation = std::function<void(const sampled_vector&, std::span<double>)>;
+  explanation explain(const alternative_rotation& alternative) const { return explain(alternative, in.output_scale); }
+  explanation explain(const alternative_rotation& alternative, double stored_scale) const;
   static bool explains(const explanation& e) { return e.within >= 0.99; }
 };
 

@@ -8,6 +8,7 @@
 
 #include "audit/recipe.h"
 #include "audit/recipe_catalog.h"
+#include "bounds/error_bounds.h"
 #include "spec/pair_index.h"
 
 namespace ropecheck::audit {
@@ -20,12 +21,16 @@ bool same_value(double a, double b) {
 // The sampled outputs recomputed under one recipe, in sample order (rotary_dim per vector).
 class recomputation {
  public:
+  // With an fp8 output scale σ the stored values are y/σ: the recomputations divide by σ
+  // (recipe_simulator), the exact values are sat(y_exact/σ) as the verdict judges them
+  // (judge_pairs.h), and distances are per stored pair norm ‖pair‖/σ, so that units of 2^-24
+  // mean the same with and without a scale.
   recomputation(const diagnosis_context& c, const reference::double_tier& tier)
-      : c_(c), simulator_(c.in.spec, tier), rotary_(c.in.spec.rotary_dim) {
+      : c_(c), simulator_(c.in.spec, tier, c.in.output_scale), rotary_(c.in.spec.rotary_dim) {
     for (const sampled_vector& v : c.sampled.vectors)
       for (int j = 0; j < rotary_ / 2; ++j) {
         const auto [a, b] = pair_of(c.in.spec.pair, rotary_, j);
-        norm_.push_back(std::hypot(v.x[a], v.x[b]));
+        norm_.push_back(std::hypot(v.x[a], v.x[b]) / c.in.output_scale);
       }
   }
 
@@ -40,7 +45,11 @@ class recomputation {
     }
     return out;
   }
-  std::vector<double> exact() const { return slice([](const sampled_vector& v) { return &v.ref; }); }
+  std::vector<double> exact() const {
+    std::vector<double> out = slice([](const sampled_vector& v) { return &v.ref; });
+    for (double& e : out) e = bounds::saturated_exact(c_.in.judged, e / c_.in.output_scale);
+    return out;
+  }
   std::vector<double> observed() const { return slice([](const sampled_vector& v) { return &v.y; }); }
 
   // Mean |p − q| / pair norm over outputs where both are finite, units of 2^-24; a non-finite
@@ -191,16 +200,20 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
   }
   result.attribution.push_back({"output_rounding", share(inherent), inherent});
   result.attribution.push_back({"unexplained", share(best_distance), best_distance});
+  const std::string scaled =
+      c.in.output_scale == 1.0f ? "" : fmt::format(" stored as round(y / {})", c.in.output_scale);
   if (inherent > 0)
     result.findings.push_back(
         {"output_rounding",
-         fmt::format("a correct kernel with {} outputs is {:.3g} units from the exact rotation on average: {:.0f}% of "
-                     "the error is the rounding any implementation of this output type has",
-                     to_string(c.in.judged), inherent, 100 * share(inherent)),
+         fmt::format("a correct kernel with {} outputs{} is {:.3g} units from the exact rotation on average: {:.0f}% "
+                     "of the error is the rounding any implementation of this output type has",
+                     to_string(c.in.judged), scaled, inherent, 100 * share(inherent)),
          share(inherent),
          fmt::format("recomputing Y as a correct kernel would (θ_j, angle and cos/sin in double, cos/sin kept in "
-                     "{}, {} arithmetic, one rounding to {})",
-                     to_string(correct.cache), arithmetic_name(correct), to_string(correct.output))});
+                     "{}, {} arithmetic{}, one rounding to {})",
+                     to_string(correct.cache), arithmetic_name(correct),
+                     c.in.output_scale == 1.0f ? "" : ", divided by the output scale in float32",
+                     to_string(correct.output))});
   return result;
 }
 

@@ -41,8 +41,8 @@ std::string arithmetic_name(const recipe& r) {
   return std::string(to_string(r.arithmetic));
 }
 
-recipe_simulator::recipe_simulator(const rope_spec& spec, const reference::double_tier& tier)
-    : spec_(spec), tier_(tier), exact_theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()) {
+recipe_simulator::recipe_simulator(const rope_spec& spec, const reference::double_tier& tier, float output_scale)
+    : spec_(spec), tier_(tier), output_scale_(output_scale), exact_theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()) {
   const int d = spec.rotary_dim;
   for (std::size_t j = 0; j < exact_theta_.size(); ++j) {
     const double plain = std::pow(spec.base, -2.0 * static_cast<double>(j) / d);
@@ -146,6 +146,14 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
         ya = in_t(in_t(xa * c) - in_t(xb * s));
         yb = in_t(in_t(xb * c) + in_t(xa * s));
       }
+    }
+    if (output_scale_ != 1.0f) {  // fl(y / σ): in float64 for float64 arithmetic, else in float32
+      const auto divided = [&](double v) {
+        return r.arithmetic == dtype::float64 ? v / output_scale_
+                                              : static_cast<double>(static_cast<float>(v) / output_scale_);
+      };
+      ya = divided(ya);
+      yb = divided(yb);
     }
     y[ia] = round_to(r.output, ya);
     y[ib] = round_to(r.output, yb);

@@ -1,7 +1,7 @@
 // recipe: a RoPE implementation modelled as a pipeline of roundings (issue 15): the position's
 // type, how the inverse frequencies are made and kept, the angle m·θ_j's precision, where cos/sin
 // are computed and what they are kept in, the arithmetic of the rotation, and one final rounding
-// to the output type. simulate() recomputes one head vector's output under a recipe, from the
+// to the output type (after the division by the call's fp8 output scale σ, if any). simulate() recomputes one head vector's output under a recipe, from the
 // double tier's correctly rounded cos/sin where the recipe is exact there and from libm
 // otherwise, so the audit can find the recipe that reproduces Y (audit/forensics.cpp).
 #pragma once
@@ -48,7 +48,10 @@ std::string angle_name(const recipe& r);        // "float64", "float32", "float3
 class recipe_simulator {
  public:
   // `tier` holds every sampled position (its cos/sin are the exact-recipe values, × A).
-  recipe_simulator(const rope_spec& spec, const reference::double_tier& tier);
+  // `output_scale` σ: the audited call's fp8 output scale; the final rounding then stores
+  // round(fl(y / σ)) as the kernels do (fast/rotation.h: the division in float32, in float64
+  // for float64 arithmetic), so every recipe is replayed with the call's σ.
+  recipe_simulator(const rope_spec& spec, const reference::double_tier& tier, float output_scale = 1.0f);
 
   // The rotated outputs (rotary_dim values, pairs in the spec's pairing) of head vector `x` at
   // position `m` under `r`. θ_j per recipe are cached by prepare().
@@ -58,6 +61,7 @@ class recipe_simulator {
  private:
   const rope_spec& spec_;
   const reference::double_tier& tier_;
+  float output_scale_;
   std::vector<double> exact_theta_;   // θ'_j the tier rotates by (double)
   std::vector<double> scaling_ratio_; // θ'_j / θ_j: what the spec's scaling multiplies by
   std::vector<double> theta_;         // θ'_j of the prepared recipe

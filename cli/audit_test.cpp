@@ -231,6 +231,57 @@ TEST_F(Audit, Fp8OutputScaleIsAppliedJudgedAndRefused) {
   EXPECT_NE(apply_not_fp8.output.find("--output-scale"), std::string::npos) << apply_not_fp8.output;
 }
 
+// The report records the output scale the audit judged with (`output_scale`, schema version 2):
+// the value given to --output-scale, 1 without it; the summary, Markdown and HTML show it, and
+// `ropecheck report` reads it back. A version 1 report (before the field) still reads, as
+// unscaled; a version 2 report without it, or with a scale that is not > 0, is exit 2 naming it.
+TEST_F(Audit, TheReportRecordsTheOutputScale) {
+  write_npy(path("x8.npy"), from_float64(x, shape, dtype::float8_e4m3fn));
+  const std::string inputs = " --spec " + path("spec.json") + " --x " + path("x8.npy") + " --pos " + path("pos.npy");
+  for (const char* scale : {"3", "0.25"}) {
+    ASSERT_EQ(run("apply --kernel on_the_fly_simd --dtype float8_e4m3fn --output-scale " + std::string(scale) +
+                  inputs + " --out " + path("y8.npy")).exit_code, 0);
+    const auto r = run("audit --dtype float8_e4m3fn --output-scale " + std::string(scale) + inputs + " --y " +
+                       path("y8.npy") + " --json " + path("r.json") + " --markdown " + path("r.md") + " --html " +
+                       path("r.html"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto report = nlohmann::json::parse(file_text(path("r.json")));
+    EXPECT_EQ(report["schema_version"], 2);
+    ASSERT_TRUE(report["output_scale"].is_number()) << report.dump();
+    EXPECT_EQ(report["output_scale"].get<double>(), std::stod(scale));
+    const std::string shown = "output scale " + std::string(scale) + ": Y = round(y / " + scale + ")";
+    EXPECT_NE(r.output.find(shown), std::string::npos) << r.output;
+    EXPECT_NE(file_text(path("r.md")).find(shown), std::string::npos);
+    EXPECT_NE(file_text(path("r.html")).find(shown), std::string::npos);
+    const auto replayed = run("report " + path("r.json"));
+    EXPECT_EQ(replayed.exit_code, 0) << replayed.output;
+    EXPECT_NE(replayed.output.find(shown), std::string::npos) << replayed.output;
+  }
+  auto saved = nlohmann::json::parse(file_text(path("r.json")));  // the passing scaled audit's
+  const auto unscaled = audit(x, dtype::float32, "", 1);
+  EXPECT_EQ(unscaled["output_scale"].get<double>(), 1.0);
+
+  saved.erase("output_scale");
+  write_text("old.json", saved.dump());
+  const auto missing = run("report " + path("old.json"));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("output_scale"), std::string::npos) << missing.output;
+  saved["schema_version"] = 1;  // written before output_scale was recorded
+  write_text("old.json", saved.dump());
+  const auto v1 = run("report " + path("old.json"));
+  EXPECT_EQ(v1.exit_code, 0) << v1.output;
+  EXPECT_EQ(v1.output.find("output scale"), std::string::npos) << v1.output;
+  saved["schema_version"] = 2;
+  saved["output_scale"] = -2;
+  write_text("old.json", saved.dump());
+  const auto negative = run("report " + path("old.json"));
+  EXPECT_EQ(negative.exit_code, 2) << negative.output;
+  EXPECT_NE(negative.output.find("field 'output_scale': -2"), std::string::npos) << negative.output;
+  saved["schema_version"] = 3;
+  write_text("old.json", saved.dump());
+  EXPECT_EQ(run("report " + path("old.json")).exit_code, 2);
+}
+
 TEST_F(Audit, DiagnosesTheWrongPairing) {
   write_text("adjacent.json", R"({"head_dim": 128, "rope_theta": 10000.0, "pairing": "adjacent"})");
   ASSERT_EQ(run("reference --spec " + path("adjacent.json") + " --x " + path("x.npy") + " --pos " +

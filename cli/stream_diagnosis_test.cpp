@@ -7,6 +7,7 @@
 // In process: audit::run_audit on fast::apply_packed's output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -133,6 +134,57 @@ TEST(StreamDiagnosis, APositionOffsetOnStreamsIsNamed) {
   ASSERT_FALSE(r.diagnosis.empty());
   EXPECT_EQ(r.diagnosis.front().code, "position_offset") << r.diagnosis.front().message;
   EXPECT_NE(r.diagnosis.front().message.find("shifted by +1"), std::string::npos) << r.diagnosis.front().message;
+}
+
+// position_outside_context checks every stream, not only the first (the one reports show): an
+// M-RoPE dump whose temporal stream is in range but whose width stream has a negative position
+// (row 12) and whose height stream one past max_position_embeddings 128000 (row 40) states both,
+// naming the stream; a 2-D vision dump with a negative column likewise. Y is the defect-free
+// kernel's at those positions, so the verdict passes: the finding describes the data.
+TEST(StreamDiagnosis, PositionsOutsideTheContextAreFoundInEveryStream) {
+  for (const char* tower : {"", "vision"}) {
+    SCOPED_TRACE(tower);
+    const rope_spec spec = fixture_spec("Qwen2.5-VL-7B-Instruct.json", tower);
+    const int streams = spec.streams.streams();
+    constexpr std::int64_t heads = 2;
+    audit::audit_input in;
+    in.spec = spec;
+    in.stream_positions = stream_positions(streams);
+    const auto rows = static_cast<std::int64_t>(in.stream_positions.size()) / streams;
+    const auto at = [&](int stream, std::int64_t row) -> std::int64_t& {
+      return in.stream_positions[static_cast<std::size_t>(stream * rows + row)];
+    };
+    at(streams - 1, 12) = -3;  // the last stream: width (M-RoPE) or column (vision)
+    if (streams == 3) at(1, 40) = 128000;
+    in.positions.assign(in.stream_positions.begin(), in.stream_positions.begin() + rows);
+    ASSERT_TRUE(std::all_of(in.positions.begin(), in.positions.end(), [](std::int64_t m) { return m >= 0 && m < 128000; }));
+    std::vector<double> x(static_cast<std::size_t>(rows * heads * spec.head_dim));
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> normal;
+    for (double& v : x) v = normal(rng);
+    in.x = from_float64(x, {rows, heads, spec.head_dim}, dtype::float32);
+    in.y = tensor(dtype::float32, in.x.shape);
+    ASSERT_TRUE(fast::apply_packed(mutants::defect_free_kernel(), spec, dtype::float32, in.x.bytes().data(),
+                                   in.y.mutable_bytes().data(), heads, in.stream_positions).ok());
+    in.heads = heads;
+    in.tokens_per_sequence = rows;
+    in.judged = dtype::float32;
+    const auto r = audit::run_audit(in);
+    EXPECT_TRUE(r.passed);
+    std::vector<std::string> messages;
+    for (const auto& f : r.diagnosis)
+      if (f.code == "position_outside_context") messages.push_back(f.message);
+    ASSERT_EQ(messages.size(), streams == 3 ? 2u : 1u);
+    const std::string of_rows = "1 of " + std::to_string(rows) + " rows have ";
+    EXPECT_NE(messages[0].find(of_rows + "negative positions (lowest -3; in stream " + std::to_string(streams - 1) +
+                               " of " + std::to_string(streams) + ")"),
+              std::string::npos) << messages[0];
+    if (streams == 3) {
+      EXPECT_NE(messages[1].find(of_rows + "positions at or past max_position_embeddings 128000 (highest 128000; in "
+                                           "stream 1 of 3)"),
+                std::string::npos) << messages[1];
+    }
+  }
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ using detail::verdict;
 using detail::verdict_field;
 using detail::xml_escape;
 
+// 2 added `output_scale` (docs/report-schema.md); version 1 reports are still read.
+constexpr int audit_schema_version = 2;
+
 json bucket_json(const error_bucket& b) {
   return {{"label", b.label}, {"first", b.first}, {"last", b.last}, {"outputs", b.outputs},
           {"max_units", b.max_units}};
@@ -184,10 +187,11 @@ json to_json(const audit_report& r) {
                                        {"residual_units", rf.residual_units}}
                                 : json(nullptr);
   return {{"report", "audit"},
-          {"schema_version", 1},
+          {"schema_version", audit_schema_version},
           {"tool_version", r.tool_version},
           {"inputs", {{"spec", r.spec}, {"x", r.x}, {"positions", r.positions}, {"y", r.y}}},
           {"dtype", r.dtype},
+          {"output_scale", r.output_scale},
           {"verdict", verdict(r.passed)},
           {"tolerance_units", r.tolerance_units},
           {"tolerance_terms",
@@ -221,6 +225,13 @@ audit_report audit_report_from_json(const json& j) {
   const std::string at = "report";
   if (field<std::string>(j, "report", at) != "audit")
     throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"audit\"", j["report"].dump()));
+  // Version 1 (before output_scale was recorded) is still read: its audits were unscaled, or
+  // their scale is unknown — read as 1, as such a report was written before scales were judged
+  // with a diagnosis. Version 2 must state it.
+  const int version = field<int>(j, "schema_version", at);
+  if (version < 1 || version > audit_schema_version)
+    throw std::invalid_argument(
+        fmt::format("report: field 'schema_version': {} is not 1 or {}", version, audit_schema_version));
   audit_report r;
   r.tool_version = field<std::string>(j, "tool_version", at);
   const auto inputs = field<json>(j, "inputs", at);
@@ -229,6 +240,12 @@ audit_report audit_report_from_json(const json& j) {
   r.positions = field<std::string>(inputs, "positions", "inputs");
   r.y = field<std::string>(inputs, "y", "inputs");
   r.dtype = field<std::string>(j, "dtype", at);
+  if (version >= 2) {
+    r.output_scale = field<double>(j, "output_scale", at);
+    if (!(std::isfinite(r.output_scale) && r.output_scale > 0))  // as --output-scale accepts
+      throw std::invalid_argument(
+          fmt::format("report: field 'output_scale': {} is not a finite number > 0", r.output_scale));
+  }
   r.passed = verdict_field(j, at);
   r.tolerance_units = field<double>(j, "tolerance_units", at);
   if (!(std::isfinite(r.tolerance_units) && r.tolerance_units > 0))  // the audit never writes another
@@ -321,10 +338,17 @@ std::string tolerance_formula(const audit_report& r) {
   return out;
 }
 
+// The judged dtype and, when there is one, the output scale: the call's settings as judged.
+std::string judged_as(const audit_report& r) {
+  return r.output_scale == 1 ? r.dtype
+                             : fmt::format("{}, output scale {}: Y = round(y / {})", r.dtype, r.output_scale,
+                                           r.output_scale);
+}
+
 }  // namespace
 
 std::string render_terminal(const audit_report& r) {
-  std::string out = fmt::format("ropecheck audit — {} ({}) against the reference\n\n", r.y, r.dtype);
+  std::string out = fmt::format("ropecheck audit — {} ({}) against the reference\n\n", r.y, judged_as(r));
   out += fmt::format("  verdict                  {} ({} of {} outputs beyond tolerance {} units)\n",
                      r.passed ? "PASS" : "FAIL", r.outputs_beyond_tolerance, r.outputs,
                      units(r.tolerance_units));
@@ -368,7 +392,7 @@ std::string render_terminal(const audit_report& r) {
 
 std::string render_markdown(const audit_report& r) {
   std::string out = fmt::format("### ropecheck audit: {} — `{}` ({})\n\n", r.passed ? "✅ pass" : "❌ fail",
-                                r.y, r.dtype);
+                                r.y, judged_as(r));
   out += "| measure | value |\n|---|---|\n";
   out += fmt::format("| tolerance per output | {} |\n", tolerance_formula(r));
   out += fmt::format("| max pair error | {} × 2^-24 ({:.3e}) |\n", units(r.max_rel_pair_error_units), r.max_rel_pair_error);
@@ -438,7 +462,7 @@ std::string render_html(const audit_report& r) {
           "m·θ_j with θ_j = base<sup>−2j/d</sup> (scaled under rope_scaling): j = 0 turns fastest, one radian per "
           "position; the last row slowest. Columns are |position| buckets.</p>\n"
           "<h2>By position</h2>\n<table><tr><th>|position|</th><th>outputs</th><th>max units</th></tr>\n{15}</table>\n",
-          verdict(r.passed), xml_escape(r.y), xml_escape(r.dtype), xml_escape(tolerance_formula(r)),
+          verdict(r.passed), xml_escape(r.y), xml_escape(judged_as(r)), xml_escape(tolerance_formula(r)),
           units(r.max_rel_pair_error_units), r.max_rel_pair_error, r.outputs_beyond_tolerance, r.outputs,
           r.worst.position, r.worst.dim, r.worst.value, r.worst.expected, findings,
           error_versus_position_svg(r), heatmap_svg(r), rows, recipe));

@@ -74,6 +74,9 @@ struct audit_report {
   std::string tool_version;
   std::string spec, x, positions, y;  // input files
   std::string dtype;                  // the judged output dtype
+  // fp8 with a per-call output scale σ (--output-scale, fast::rope_call::output_scale): Y was
+  // judged as round(y_exact / σ). 1 when unscaled (and for every non-fp8 dtype).
+  double output_scale = 1;
   bool passed = true;
   double tolerance_units = 0;         // the largest allowed error the verdict used, units of 2^-24
                                       // × pair norm (+ the output's half-spacing for 16-bit dtypes)

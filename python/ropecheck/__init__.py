@@ -132,8 +132,8 @@ def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | No
     float16, bfloat16, float8_e4m3fn or float8_e5m2 (default: y's; fp8 given as uint8 NumPy
     arrays of the bits needs it, a torch fp8 tensor names itself); ``tolerance`` in units of 2^-24 × pair norm.
     ``labels`` names the inputs in messages and the report (keys spec, x, positions, y).
-    ``output_scale`` S (``--output-scale``): fp8 ``y`` written as round(y_exact / S), judged so;
-    a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8."""
+    ``output_scale`` S (``--output-scale``): fp8 ``y`` written as round(y_exact / S), judged and
+    diagnosed so, and recorded as the report's ``output_scale``; a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8."""
     raw16 = dtype if dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else None
     xa, xd = _raw_array(x, "x", raw16)
     pa, pd = _raw_array(positions, "positions")

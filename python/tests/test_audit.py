@@ -126,9 +126,18 @@ def test_fp8_output_scale_keyword_judges_round_of_y_over_scale():
     exact = ropecheck.reference(x, positions, SPEC, out_dtype="float64")
     scale = np.float32(3.0)
     y = e4m3fn_bits((exact / np.float64(scale)).astype(np.float32))
-    assert ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=3.0).passed
-    assert not ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn").passed
-    assert not ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=1 / 3).passed
+    scaled = ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=3.0)
+    assert scaled.passed
+    assert scaled.to_dict()["output_scale"] == float(scale)  # the report records the scale judged with
+    assert scaled.to_dict()["schema_version"] == 2
+    unscaled = ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn")
+    assert not unscaled.passed and unscaled.to_dict()["output_scale"] == 1.0
+    # Judged with the reciprocal, y / 3 is y · σ for σ = 1/3: the diagnosis, run with the scale,
+    # names the scale multiplied instead of divided.
+    reciprocal = ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=1 / 3)
+    assert not reciprocal.passed
+    assert reciprocal.to_dict()["output_scale"] == float(np.float32(1 / 3))
+    assert reciprocal.diagnosis[0]["code"] == "output_scale_misapplied", reciprocal.diagnosis
     quarter = ropecheck.reference(x, positions, SPEC, out_dtype="float64", output_scale=4.0)
     assert np.array_equal(quarter, exact / 4)
     for bad in (0.0, -1.0, float("inf"), float("nan"), 1e39):
