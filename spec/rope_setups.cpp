@@ -253,7 +253,12 @@ layers_without_rope find_layers_without_rope(text_model& text, std::string_view 
                                              std::string_view source) {
   if (model_type == "llama4_text" || model_type == "llama4") return llama4_layers(text, source);
   if (model_type == "cohere2") return cohere2_layers(text, source);
-  return {};
+  // Every layer rotates; the layer count still bounds --layer (layer_types has one entry a layer).
+  layers_without_rope every_layer;
+  every_layer.layers = layer_count(text, source);
+  if (const json* types = layer_types_of(text, source); types && every_layer.layers == 0)
+    every_layer.layers = static_cast<std::int64_t>(types->size());
+  return every_layer;
 }
 
 std::string layer_type_of(const text_model& text, std::int64_t layer) {
