@@ -60,8 +60,10 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   spec_options options{paths.layer_type, paths.tower};
   if (!paths.layer.empty()) {  // decimal digits only: a sign or a fraction is refused, never read as another index
-    const std::uint64_t layer = parse_uint64_flag("--layer", paths.layer);
-    if (layer > 2147483647u) throw bad_input("--layer", "is not a layer index in 0 ... 2147483647", paths.layer);
+    const bool digits = paths.layer.size() <= 10 && paths.layer.find_first_not_of("0123456789") == std::string::npos;
+    const std::uint64_t layer = digits ? parse_uint64_flag("--layer", paths.layer) : 0;
+    if (!digits || layer > 2147483647u)
+      throw bad_input("--layer", "is not a layer index in 0 ... 2147483647", paths.layer);
     options.layer = static_cast<std::int64_t>(layer);
   }
   rope_spec spec = read_spec(paths.spec, options);

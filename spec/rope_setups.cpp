@@ -272,12 +272,13 @@ std::string layer_type_of(const text_model& text, std::int64_t layer) {
 void check_layer(const layers_without_rope& without, std::int64_t layer, std::string_view source) {
   const json value(layer);
   if (layer < 0) f::fail(source, "layer", value, "is not a layer index >= 0");
-  if (without.layers == 0)
+  // A periodic rule says a layer has no RoPE whatever the layer count; any other answer needs it.
+  const bool periodic_nope = without.every > 0 && without.skips(layer);
+  if (without.layers == 0 && !periodic_nope)
     f::fail(source, "layer", value,
-            fmt::format("cannot be checked: the config gives no num_hidden_layers, so whether the layer "
-                        "exists{} is not known (refused rather than guessed)",
-                        without.any() ? " and whether it applies RoPE" : ""));
-  if (layer >= without.layers)
+            "cannot be checked: the config gives no num_hidden_layers, so whether the layer exists is not "
+            "known (refused rather than guessed)");
+  if (without.layers > 0 && layer >= without.layers)
     f::fail(source, "layer", value,
             fmt::format("is past the model's last layer {} ({} layers)", without.layers - 1, without.layers));
   if (!without.skips(layer)) return;
