@@ -230,6 +230,39 @@ TEST(LayersWithoutRope, Cohere2SlidingWindowPattern) {
   EXPECT_TRUE(has(defaulted.without_rope.rule, "transformers Cohere2Config's default")) << defaulted.without_rope.rule;
 }
 
+// Qwen3-Next: linear_attention layers (Gated DeltaNet, modular_qwen3_next.py) take no
+// position_embeddings; the real config lists layer_types, full attention every 4th layer.
+TEST(LayersWithoutRope, Qwen3NextLinearAttentionLayersHaveNoRope) {
+  const json next = load("Qwen3-Next-80B-A3B-Instruct.json");
+  const rope_spec spec = parse_spec(next, "Q.json");
+  std::vector<std::int64_t> linear;  // every layer but 3, 7, …, 47 of the file's 48
+  for (std::int64_t i = 0; i < 48; ++i)
+    if (i % 4 != 3) linear.push_back(i);
+  EXPECT_EQ(spec.without_rope.indices, linear);
+  EXPECT_EQ(spec.without_rope.layers, 48);
+  EXPECT_EQ(spec.without_rope.layer_type, "linear_attention");
+  spec_options linear_type;
+  linear_type.layer_type = "linear_attention";
+  EXPECT_TRUE(has(error_of(next, linear_type), "field 'layer_type': \"linear_attention\" is a layer type that "
+                                               "applies no RoPE"));
+  spec_options full_type;
+  full_type.layer_type = "full_attention";
+  EXPECT_EQ(parse_spec(next, "Q.json", full_type).rotary_dim, 64);  // 256 × 0.25
+  EXPECT_EQ(parse_spec(next, "Q.json", at_layer(3)).layer_type, "full_attention");
+  EXPECT_EQ(error_of(next, at_layer(0)),
+            "S.json: field 'layer': 0 is a layer that applies no RoPE: layer_types[0] = \"linear_attention\" "
+            "(nothing to check)");
+
+  // Without layer_types, Qwen3NextConfig derives them from full_attention_interval (default 4).
+  json derived = json::parse(R"({"model_type": "qwen3_next", "head_dim": 256, "partial_rotary_factor": 0.25,
+      "rope_theta": 10000000, "num_hidden_layers": 8, "full_attention_interval": 2})");
+  EXPECT_EQ(parse_spec(derived, "Q.json").without_rope.indices, (std::vector<std::int64_t>{0, 2, 4, 6}));
+  derived.erase("full_attention_interval");
+  EXPECT_EQ(parse_spec(derived, "Q.json").without_rope.indices, (std::vector<std::int64_t>{0, 1, 2, 4, 5, 6}));
+  EXPECT_EQ(parse_spec(derived, "Q.json", at_layer(7)).layer_type, "full_attention");
+  EXPECT_TRUE(has(error_of(derived, at_layer(6)), "layer_types[6] = \"linear_attention\""));
+}
+
 // Llama 4 configs that also list layer_types (transformers' newest Llama4TextConfig derives
 // "chunked_attention" for RoPE layers and "full_attention" for NoPE layers): a layer type whose
 // layers are all NoPE is refused.

@@ -210,28 +210,41 @@ layers_without_rope llama4_layers(const text_model& text, std::string_view sourc
   return w;
 }
 
+// The layers of one layer type, from layer_types (one entry a layer; transformers
+// layer_type_validation: as many as num_hidden_layers), when that type applies no RoPE.
+layers_without_rope layers_of_type(const text_model& text, const json& types, std::int64_t layers,
+                                   std::string_view rope_free, std::string_view source) {
+  const std::string field = f::path(text.prefix, "layer_types");
+  const auto entries = static_cast<std::int64_t>(types.size());
+  if (layers > 0 && entries != layers)
+    f::fail(source, field, types, fmt::format("has {} entries, not num_hidden_layers {}", entries, layers));
+  layers_without_rope w;
+  w.rule = fmt::format("{} layers ({}) apply no RoPE", rope_free, field);
+  w.field = field;
+  w.layer_type = rope_free;
+  w.layers = entries;
+  for (std::int64_t i = 0; i < entries; ++i)
+    if (types[static_cast<std::size_t>(i)] == rope_free) w.indices.push_back(i);
+  return w;
+}
+
+// Layer types derived from a period, as transformers' configs derive them when the config lists
+// none: layer i is `every_nth` when (i + 1) % period == 0, else `other`.
+json derived_types(std::int64_t layers, std::int64_t period, std::string_view every_nth, std::string_view other) {
+  json types = json::array();
+  for (std::int64_t i = 0; i < layers; ++i) types.push_back((i + 1) % period == 0 ? every_nth : other);
+  return types;
+}
+
 // Cohere2: modular_cohere2.py Cohere2Attention sets sliding_window only for layer_types[i] ==
 // "sliding_attention" (Cohere2Config derives layer_types from sliding_window_pattern, 4 by
 // default, as "sliding_attention" if (i + 1) % pattern else "full_attention"; older code read the
 // pattern directly), and applies apply_rotary_pos_emb only `if self.sliding_window is not None`.
 layers_without_rope cohere2_layers(text_model& text, std::string_view source) {
-  const json& config = *text.config;
   const std::int64_t layers = layer_count(text, source);
-  if (const json* types = layer_types_of(text, source)) {
-    const std::string field = f::path(text.prefix, "layer_types");
-    const auto entries = static_cast<std::int64_t>(types->size());
-    if (layers > 0 && entries != layers)  // transformers layer_type_validation
-      f::fail(source, field, *types, fmt::format("has {} entries, not num_hidden_layers {}", entries, layers));
-    layers_without_rope w;
-    w.rule = fmt::format("full_attention layers ({}) apply no RoPE", field);
-    w.field = field;
-    w.layer_type = "full_attention";
-    w.layers = entries;
-    for (std::int64_t i = 0; i < entries; ++i)
-      if ((*types)[static_cast<std::size_t>(i)] == "full_attention") w.indices.push_back(i);
-    return w;
-  }
-  const auto pattern = f::small_int(config, source, text.prefix, "sliding_window_pattern");
+  if (const json* types = layer_types_of(text, source))
+    return layers_of_type(text, *types, layers, "full_attention", source);
+  const auto pattern = f::small_int(*text.config, source, text.prefix, "sliding_window_pattern");
   const std::int64_t every = pattern.value_or(4);
   const std::string field = f::path(text.prefix, "sliding_window_pattern");
   layers_without_rope w = every_nth(
@@ -239,10 +252,31 @@ layers_without_rope cohere2_layers(text_model& text, std::string_view source) {
       fmt::format("every {}th layer is full attention and applies no RoPE ({} {}{})", every, field, every,
                   pattern ? "" : ", transformers Cohere2Config's default"));
   w.layer_type = "full_attention";
-  if (layers > 0) {  // the layer_types transformers derives from the pattern
-    text.derived_layer_types = json::array();
+  if (layers > 0) text.derived_layer_types = derived_types(layers, every, "full_attention", "sliding_attention");
+  return w;
+}
+
+// Qwen3-Next: modular_qwen3_next.py Qwen3NextDecoderLayer runs Qwen3NextGatedDeltaNet on
+// "linear_attention" layers, which takes no position_embeddings (no RoPE); only "full_attention"
+// layers (Qwen3NextAttention) rotate. Qwen3NextConfig derives layer_types when absent:
+// "linear_attention" if (i + 1) % full_attention_interval (default 4) else "full_attention".
+layers_without_rope qwen3_next_layers(text_model& text, std::string_view source) {
+  const std::int64_t layers = layer_count(text, source);
+  if (const json* types = layer_types_of(text, source))
+    return layers_of_type(text, *types, layers, "linear_attention", source);
+  const auto interval = f::small_int(*text.config, source, text.prefix, "full_attention_interval");
+  const std::int64_t every = interval.value_or(4);
+  const std::string field = f::path(text.prefix, "full_attention_interval");
+  layers_without_rope w;
+  w.rule = fmt::format("linear_attention layers apply no RoPE: all but every {}th ({} {}{})", every, field, every,
+                       interval ? "" : ", transformers Qwen3NextConfig's default");
+  w.field = f::path(text.prefix, "layer_types");
+  w.layer_type = "linear_attention";
+  w.layers = layers;
+  if (layers > 0) {
+    text.derived_layer_types = derived_types(layers, every, "full_attention", "linear_attention");
     for (std::int64_t i = 0; i < layers; ++i)
-      text.derived_layer_types.push_back((i + 1) % every != 0 ? "sliding_attention" : "full_attention");
+      if ((i + 1) % every != 0) w.indices.push_back(i);
   }
   return w;
 }
@@ -253,6 +287,7 @@ layers_without_rope find_layers_without_rope(text_model& text, std::string_view 
                                              std::string_view source) {
   if (model_type == "llama4_text" || model_type == "llama4") return llama4_layers(text, source);
   if (model_type == "cohere2") return cohere2_layers(text, source);
+  if (model_type == "qwen3_next") return qwen3_next_layers(text, source);
   // Every layer rotates; the layer count still bounds --layer (layer_types has one entry a layer).
   layers_without_rope every_layer;
   every_layer.layers = layer_count(text, source);

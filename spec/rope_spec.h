@@ -201,6 +201,9 @@ struct stream_layout {
 //     for layer_types[i] == "sliding_attention" (older code: (i + 1) % sliding_window_pattern
 //     != 0, pattern 4 by default) and applies apply_rotary_pos_emb only `if self.sliding_window
 //     is not None`: full_attention layers have no RoPE.
+//   Qwen3-Next: modular_qwen3_next.py Qwen3NextDecoderLayer runs Qwen3NextGatedDeltaNet, which
+//     takes no position_embeddings, on "linear_attention" layers (Qwen3NextConfig: all but every
+//     full_attention_interval-th layer, default 4, when layer_types is absent).
 // The reader fills it (spec/rope_setups.cpp); `rule` empty means every layer rotates.
 struct layers_without_rope {
   std::string rule;                   // how the config says which layers skip RoPE, naming its field

@@ -495,9 +495,10 @@ std::string describe(const layers_without_rope& l) {
   for (std::size_t k = 0; k < l.indices.size() && k < shown; ++k)
     listed += fmt::format("{}{}", k == 0 ? "" : ", ", l.indices[k]);
   if (l.indices.size() > shown) listed += ", …";
-  if (l.layers == 0)  // periodic, but the config gives no layer count
+  if (l.layers == 0 && l.every > 0)  // periodic, but the config gives no layer count
     return fmt::format("layers without RoPE: {}, {}, {}, … (the config gives no num_hidden_layers; {})",
                        l.every - 1, 2 * l.every - 1, 3 * l.every - 1, l.rule);
+  if (l.layers == 0) return fmt::format("layers without RoPE: {} (the config gives no num_hidden_layers)", l.rule);
   return fmt::format("layers without RoPE: {} ({} of {} layers; {})", listed.empty() ? "none" : listed,
                      l.indices.size(), l.layers, l.rule);
 }
