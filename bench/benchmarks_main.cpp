@@ -1,9 +1,12 @@
 // ropecheck_benchmarks: the throughput table as a Google Benchmark program. Accepts the usual
 // --benchmark_* flags (e.g. --benchmark_filter='64M|67108864'), plus --all (sizes to 1 GiB),
 // --json (print the rows as JSON instead of the text table), --threads=N (only N),
-// --repetitions=N (best of N per row, default 3) and --simd-target=NAME (e.g. avx2: cap the
-// SIMD kernels' instruction set; default: the best this CPU has).
+// --repetitions=N (best of N per row, default 3), --simd-target=NAME (e.g. avx2: cap the
+// SIMD kernels' instruction set; default: the best this CPU has) and --output-scale=S (the fp8
+// rows only, storing round(y / S)).
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -17,6 +20,17 @@ int main(int argc, char** argv) {
     if (std::strncmp(arg, "--threads=", 10) == 0) {
       options.threads = {std::stoi(arg + 10)};
       return 1;
+    }
+    if (std::strncmp(arg, "--output-scale=", 15) == 0) {
+      char* end = nullptr;
+      const float scale = std::strtof(arg + 15, &end);
+      if (end != arg + 15 && *end == '\0' && std::isfinite(scale) && scale > 0) {
+        options.output_scale = scale;
+        return 1;
+      }
+      std::fprintf(stderr, "ropecheck_benchmarks: --output-scale: '%s' is not finite and > 0\n",
+                   arg + 15);
+      return -1;
     }
     if (std::strncmp(arg, "--simd-target=", 14) == 0) {
       const auto status = ropecheck::fast::use_simd_target(arg + 14);

@@ -139,7 +139,8 @@ void copy_benchmark(benchmark::State& state, workspace& ws, copy_kind kind, std:
 }
 
 void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel_info& kernel,
-                      dtype storage, pairing pair, std::int64_t bytes, int threads) {
+                      dtype storage, pairing pair, std::int64_t bytes, int threads,
+                      float output_scale) {
   auto [in, out] = ws.buffers(bytes, storage);
   const std::int64_t tokens =
       std::max<std::int64_t>(1, bytes / (heads * head_dim * static_cast<std::int64_t>(size_of(storage))));
@@ -148,10 +149,11 @@ void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel
     state.SkipWithError("could not prepare angles");
     return;
   }
-  const fast::rope_call call =
+  fast::rope_call call =
       fast::make_call({storage, pair, head_dim, head_dim},
                       std::span(ws.positions(tokens), static_cast<std::size_t>(tokens)),
                       fast::packed_tensor(in, out, heads, head_dim));
+  call.output_scale = output_scale;
   if (fast::status s = kernel.apply(call, *angles); !s.ok()) {
     state.SkipWithError(s.message.c_str());
     return;
@@ -208,13 +210,16 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
       for (const fast::kernel_info& kernel : fast::kernel_registry()) {
         for (dtype storage : dtypes) {
           if (!kernel.supports(storage)) continue;
+          if (options.output_scale != 1.0f && !is_float8(storage)) continue;  // fp8 only
           for (pairing pair : kernel.pairings) {
             throughput_row row{std::string(kernel.name), std::string(to_string(storage)),
-                               std::string(to_string(pair)), threads, bytes, 0, 0, 0, 0, {}};
+                               std::string(to_string(pair)), threads, bytes, 0, 0, 0, 0, {},
+                               options.output_scale};
+            const float scale = options.output_scale;
             configure(benchmark::RegisterBenchmark(
                 kernel_name(row).c_str(),
-                [ws, &kernel, storage, pair, bytes, threads](benchmark::State& s) {
-                  kernel_benchmark(s, *ws, kernel, storage, pair, bytes, threads);
+                [ws, &kernel, storage, pair, bytes, threads, scale](benchmark::State& s) {
+                  kernel_benchmark(s, *ws, kernel, storage, pair, bytes, threads, scale);
                 }));
             rows.push_back(std::move(row));
           }
@@ -261,7 +266,8 @@ nlohmann::json throughput_json(const std::vector<throughput_row>& rows) {
                    {"memcpy_gbps", r.memcpy_gbps},
                    {"stream_copy_gbps", r.stream_copy_gbps},
                    {"ratio", r.ratio},
-                   {"simd_target", r.simd_target}});
+                   {"simd_target", r.simd_target},
+                   {"output_scale", r.output_scale}});
   }
   return all;
 }
@@ -270,6 +276,8 @@ std::string throughput_text(const std::vector<throughput_row>& rows) {
   std::string text;
   char line[160];
   if (!rows.empty()) text += "SIMD target: " + rows.front().simd_target + "\n";
+  if (!rows.empty() && rows.front().output_scale != 1.0f)
+    text += "fp8 output scale: " + std::to_string(rows.front().output_scale) + "\n";
   std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7s %10s %8s %8s %8s %6s\n", "kernel", "dtype",
                 "pairing", "threads", "X bytes", "GB/s", "memcpy", "stream", "ratio");
   text += line;

@@ -21,6 +21,8 @@ struct throughput_options {
   int repetitions = 3;               // rows keep the best repetition (kernel and memcpy alike)
   std::vector<std::int64_t> sizes;   // tensor bytes; empty: standard_sizes(all)
   bool console = true;               // print Google Benchmark's console report as it runs
+  float output_scale = 1.0f;         // fp8 output scale σ (rope_call::output_scale); σ ≠ 1
+                                     // measures the fp8 rows only (other dtypes refuse σ ≠ 1)
 };
 
 struct throughput_row {
@@ -34,6 +36,7 @@ struct throughput_row {
   double stream_copy_gbps = 0;  // non-temporal copy of X into Y, same threads, same run
   double ratio = 0;             // gbps / max(memcpy_gbps, stream_copy_gbps)
   std::string simd_target; // what the *_simd kernels dispatched to (fast/simd_target.h)
+  float output_scale = 1.0f;  // the σ the kernel stored with
 };
 
 // X = [tokens, 32 heads, 128] sized 16 KiB (L1) .. 64 MiB (past L3); `all` adds 256 MiB, 1 GiB.
@@ -44,7 +47,7 @@ std::vector<std::int64_t> standard_sizes(bool all);
 std::vector<throughput_row> run_throughput_table(const throughput_options& options);
 
 // [{"kernel", "dtype", "pairing", "threads", "bytes", "gbps", "memcpy_gbps", "stream_copy_gbps",
-//   "ratio", "simd_target"}, ...]
+//   "ratio", "simd_target", "output_scale"}, ...]
 nlohmann::json throughput_json(const std::vector<throughput_row>& rows);
 
 // A fixed-width text table of the rows, for terminals.

@@ -12,6 +12,7 @@
 
 #include "bench/stream_copy.h"
 #include "bench/throughput.h"
+#include "fast/kernels.h"
 
 namespace ropecheck::bench {
 namespace {
@@ -52,6 +53,31 @@ TEST(throughput_table, ratio_is_against_the_faster_copy) {
   const nlohmann::json json = throughput_json(rows);
   for (const char* field : {"memcpy_gbps", "stream_copy_gbps", "ratio", "gbps", "simd_target"})
     EXPECT_TRUE(json.at(0).contains(field)) << field;
+}
+
+// An fp8 output scale measures the fp8 rows only (other dtypes refuse σ ≠ 1), each of them: a
+// kernel that refused the call would be left out, so the rows are counted.
+TEST(throughput_table, output_scale_measures_every_fp8_row) {
+  throughput_options options;
+  options.sizes = {std::int64_t{16} << 10};
+  options.threads = {1};
+  options.min_seconds = 0.001;
+  options.repetitions = 1;
+  options.console = false;
+  options.output_scale = 3.0f;
+  std::size_t expected = 0;
+  for (const fast::kernel_info& k : fast::kernel_registry())
+    for (dtype t : {dtype::float8_e4m3fn, dtype::float8_e5m2})
+      if (k.supports(t)) expected += k.pairings.size();
+  ASSERT_GT(expected, 0u);
+  const auto rows = run_throughput_table(options);
+  EXPECT_EQ(rows.size(), expected);
+  for (const throughput_row& r : rows) {
+    EXPECT_TRUE(r.dtype == "float8_e4m3fn" || r.dtype == "float8_e5m2") << r.kernel << " " << r.dtype;
+    EXPECT_EQ(r.output_scale, 3.0f);
+    EXPECT_GT(r.gbps, 0) << r.kernel;
+  }
+  EXPECT_EQ(throughput_json(rows).at(0).at("output_scale"), 3.0);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// ropecheck bench [--json] [--all] [--simd-target NAME]: the standard throughput table (Google
-// Benchmark underneath): per kernel × dtype × pairing × threads, GB/s (bytes read + written)
-// and the ratio to a memcpy of the same bytes measured in the same run.
+// ropecheck bench [--json] [--all] [--simd-target NAME] [--output-scale S]: the standard
+// throughput table (Google Benchmark underneath): per kernel × dtype × pairing × threads, GB/s
+// (bytes read + written) and the ratio to the faster copy of the same bytes measured in the same
+// run; with an fp8 output scale S ≠ 1, the fp8 rows only.
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -18,12 +21,13 @@ void add_bench_command(CLI::App& app, int& exit_status) {
     bool all = false;
     int repetitions = 3;
     std::string simd_target = "best";
+    float output_scale = 1.0f;
   };
   auto options = std::make_shared<bench_options>();
   CLI::App* cmd = app.add_subcommand("bench", "Throughput of every kernel against memcpy");
   cmd->add_flag("--json", options->json,
                 "print a JSON array of {kernel, dtype, pairing, threads, bytes, gbps, "
-                "memcpy_gbps, stream_copy_gbps, ratio, simd_target}");
+                "memcpy_gbps, stream_copy_gbps, ratio, simd_target, output_scale}");
   cmd->add_flag("--all", options->all, "sizes up to 1 GiB (default: up to 64 MiB)");
   cmd->add_option("--repetitions", options->repetitions, "repetitions; the best is kept")
       ->check(CLI::Range(1, 100))
@@ -31,7 +35,15 @@ void add_bench_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--simd-target", options->simd_target,
                   "cap the SIMD kernels' instruction set (e.g. avx2; default: the best this CPU has)")
       ->capture_default_str();
+  cmd->add_option("--output-scale", options->output_scale,
+                  "fp8 output scale S: measure the fp8 rows storing round(y / S) (default 1)");
   cmd->callback([options, &exit_status] {
+    if (!(std::isfinite(options->output_scale) && options->output_scale > 0)) {
+      fmt::print(stderr, "ropecheck bench: --output-scale: {} is not finite and > 0\n",
+                 options->output_scale);
+      exit_status = exit_bad_input;
+      return;
+    }
     if (const fast::status s = fast::use_simd_target(options->simd_target); !s.ok()) {
       fmt::print(stderr, "ropecheck bench: --simd-target: {}\n", s.message);
       exit_status = exit_bad_input;
@@ -41,6 +53,7 @@ void add_bench_command(CLI::App& app, int& exit_status) {
     run.all = options->all;
     run.repetitions = options->repetitions;
     run.console = !options->json;  // JSON on stdout stays parseable
+    run.output_scale = options->output_scale;
     const auto rows = bench::run_throughput_table(run);
     if (options->json) fmt::print("{}\n", bench::throughput_json(rows).dump(2));
     else fmt::print("\n{}", bench::throughput_text(rows));

@@ -261,6 +261,19 @@ struct precise_float8_io {
   }
 };
 
+// An fp8 output scale σ ≠ 1 (rope_call::output_scale): y / σ in double, then the IO's one
+// rounding. A division, not a product with 1/σ, which would round twice.
+template <class IO>
+struct divided_by_scale : IO {
+  double scale;
+  template <bool kStream>
+  void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1,
+              typename IO::element* p) const {
+    const auto divisor = hn::Set(d, scale);
+    IO::template store2<kStream>(d, hn::Div(y0, divisor), hn::Div(y1, divisor), p);
+  }
+};
+
 // The token's double c and s arranged for the loops (see the banner); returns the pairs the
 // vector loops cover. c and s point at the arranged rows: the token's own row as it is for a
 // forward half-split call (nothing to arrange: the copy would be a serial pass the memory-bound
@@ -294,8 +307,8 @@ std::int64_t arrange_row(const double* cos_sin, std::int64_t pairs, bool adjacen
 }
 
 // y_a = fma(a, c, −fl(b·s)), y_b = fma(b, c, fl(a·s)) over the first vector_pairs pairs.
-template <class IO, bool kStream>
-HWY_INLINE void rotate_half_split(const double* c, const double* s, std::int64_t vector_pairs,
+template <bool kStream, class IO>
+HWY_INLINE void rotate_half_split(const IO& io, const double* c, const double* s, std::int64_t vector_pairs,
                                   std::int64_t pairs, const typename IO::element* in,
                                   typename IO::element* out) {
   const double_tag d;
@@ -309,16 +322,16 @@ HWY_INLINE void rotate_half_split(const double* c, const double* s, std::int64_t
     const auto c1 = hn::LoadU(d, c + j + lanes);
     const auto s0 = hn::LoadU(d, s + j);
     const auto s1 = hn::LoadU(d, s + j + lanes);
-    IO::template store2<kStream>(d, hn::MulSub(a0, c0, hn::Mul(b0, s0)),
-                                 hn::MulSub(a1, c1, hn::Mul(b1, s1)), out + j);
-    IO::template store2<kStream>(d, hn::MulAdd(b0, c0, hn::Mul(a0, s0)),
-                                 hn::MulAdd(b1, c1, hn::Mul(a1, s1)), out + pairs + j);
+    io.template store2<kStream>(d, hn::MulSub(a0, c0, hn::Mul(b0, s0)),
+                                hn::MulSub(a1, c1, hn::Mul(b1, s1)), out + j);
+    io.template store2<kStream>(d, hn::MulAdd(b0, c0, hn::Mul(a0, s0)),
+                                hn::MulAdd(b1, c1, hn::Mul(a1, s1)), out + pairs + j);
   }
 }
 
 // y = fma(x, c, fl(swapped·s)) with swapped = (b0 a0 b1 a1 ...), over 2·vector_pairs elements.
-template <class IO, bool kStream>
-HWY_INLINE void rotate_adjacent(const double* c, const double* s, std::int64_t vector_pairs,
+template <bool kStream, class IO>
+HWY_INLINE void rotate_adjacent(const IO& io, const double* c, const double* s, std::int64_t vector_pairs,
                                 const typename IO::element* in, typename IO::element* out) {
   const double_tag d;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
@@ -328,7 +341,7 @@ HWY_INLINE void rotate_adjacent(const double* c, const double* s, std::int64_t v
     const auto y0 = hn::MulAdd(x0, hn::LoadU(d, c + e), hn::Mul(hn::Reverse2(d, x0), hn::LoadU(d, s + e)));
     const auto y1 = hn::MulAdd(x1, hn::LoadU(d, c + e + lanes),
                                hn::Mul(hn::Reverse2(d, x1), hn::LoadU(d, s + e + lanes)));
-    IO::template store2<kStream>(d, y0, y1, out + e);
+    io.template store2<kStream>(d, y0, y1, out + e);
   }
 }
 
@@ -355,8 +368,8 @@ HWY_INLINE void prefetch_row(const rotation_chunk& chunk, std::int64_t token, st
   for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(row + b);
 }
 
-template <class IO, bool kStream>
-void rotate_chunk_typed(const rotation_chunk& chunk) {
+template <bool kStream, class IO>
+void rotate_chunk_typed(const rotation_chunk& chunk, const IO& io) {
   using element = typename IO::element;
   const bool adjacent = chunk.pair == pairing::adjacent;
   // Prefetch about 4 KiB of rows ahead, as rotation_simd.cpp (half-split's access order).
@@ -382,9 +395,9 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
         ++ahead_token;
       }
       if (adjacent) {
-        rotate_adjacent<IO, kStream>(c, s, vector_pairs, in, out);
+        rotate_adjacent<kStream>(io, c, s, vector_pairs, in, out);
       } else {
-        rotate_half_split<IO, kStream>(c, s, vector_pairs, chunk.pairs, in, out);
+        rotate_half_split<kStream>(io, c, s, vector_pairs, chunk.pairs, in, out);
       }
       const auto* in_bytes = reinterpret_cast<const std::byte*>(in);
       auto* out_bytes = reinterpret_cast<std::byte*>(out);
@@ -398,18 +411,26 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
 template <class IO>
 void rotate_chunk_io(const rotation_chunk& chunk) {
   if (can_stream<IO>(chunk)) {
-    rotate_chunk_typed<IO, true>(chunk);
+    rotate_chunk_typed<true>(chunk, IO{});
   } else {
-    rotate_chunk_typed<IO, false>(chunk);
+    rotate_chunk_typed<false>(chunk, IO{});
   }
+}
+
+// fp8 (never streamed), divided by an output scale σ ≠ 1 in double before the one rounding, as
+// precise_rotation.h's loop: the same bits.
+template <class IO>
+void rotate_chunk_float8(const rotation_chunk& chunk) {
+  if (chunk.output_scale == 1.0f) return rotate_chunk_typed<false>(chunk, IO{});
+  rotate_chunk_typed<false>(chunk, divided_by_scale<IO>{{}, chunk.output_scale});
 }
 
 void rotate_chunk(const rotation_chunk& chunk) {
   switch (chunk.storage) {
     case dtype::float16: return rotate_chunk_io<float16_io>(chunk);
     case dtype::bfloat16: return rotate_chunk_io<bfloat16_io>(chunk);
-    case dtype::float8_e4m3fn: return rotate_chunk_typed<precise_float8_io<dtype::float8_e4m3fn>, false>(chunk);
-    case dtype::float8_e5m2: return rotate_chunk_typed<precise_float8_io<dtype::float8_e5m2>, false>(chunk);
+    case dtype::float8_e4m3fn: return rotate_chunk_float8<precise_float8_io<dtype::float8_e4m3fn>>(chunk);
+    case dtype::float8_e5m2: return rotate_chunk_float8<precise_float8_io<dtype::float8_e5m2>>(chunk);
     default: return rotate_chunk_io<float32_io>(chunk);
   }
 }
@@ -435,8 +456,6 @@ void fill_precise_cos_sin_rows(const std::int64_t* positions, std::int64_t count
 }
 
 void rotate_chunk_precise_simd(const rotation_chunk& chunk) {
-  // An fp8 output scale σ ≠ 1: the portable loop (same operations, same bits; rotation.h).
-  if (chunk.output_scale != 1.0f) return rotate_chunk_precise_scalar(chunk);
   HWY_DYNAMIC_DISPATCH(precise::rotate_chunk)(chunk);
 }
 

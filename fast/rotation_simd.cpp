@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include <hwy/aligned_allocator.h>
 #include <hwy/cache_control.h>
@@ -226,6 +227,19 @@ template <class IO>
 struct pair_io_of { using type = in_element_order<IO>; };
 #endif
 
+// fp8 with an output scale σ ≠ 1 (rope_call::output_scale): each rotated output is divided by σ
+// in float32 before its store, the operation of the scalar loop (rotation.h) and of vLLM's
+// `a / scale`, so the same bits. A division, not a product with 1/σ, which would round twice.
+template <class PairIO>
+struct divided_by_scale : PairIO {
+  float scale;
+  template <bool kStream, class D>
+  void put2(D d, hn::Vec<D> v0, hn::Vec<D> v1, typename PairIO::element* p) const {
+    const auto divisor = hn::Set(d, scale);
+    PairIO::template put2<kStream>(d, hn::Div(v0, divisor), hn::Div(v1, divisor), p);
+  }
+};
+
 // The token's cos/sin as the rotation loops read them, built once per token and shared by all
 // its heads. Half-split: c and s (s negated for the inverse: exact), in the lane order of the
 // pair IO. Adjacent: c duplicated per pair (c0 c0 c1 c1 ...) and s with the even lanes negated
@@ -288,8 +302,8 @@ HWY_INLINE prepared_row prepare_row(const float* cos_sin, std::int64_t pairs, bo
 }
 
 // y_a = fma(a, c, −fl(b·s)), y_b = fma(b, c, fl(a·s)) over the prepared pairs.
-template <class PairIO, bool kStream>
-HWY_INLINE void rotate_half_split(const prepared_row& row, std::int64_t pairs,
+template <bool kStream, class PairIO>
+HWY_INLINE void rotate_half_split(const PairIO& io, const prepared_row& row, std::int64_t pairs,
                                   const typename PairIO::element* in,
                                   typename PairIO::element* out) {
   const float_tag d;
@@ -304,19 +318,19 @@ HWY_INLINE void rotate_half_split(const prepared_row& row, std::int64_t pairs,
     const auto c1 = hn::LoadU(d, row.c + j + lanes);
     const auto s0 = hn::LoadU(d, row.s + j);
     const auto s1 = hn::LoadU(d, row.s + j + lanes);
-    PairIO::template put2<kStream>(d, hn::MulSub(a0, c0, hn::Mul(b0, s0)),
-                                   hn::MulSub(a1, c1, hn::Mul(b1, s1)), out + j);
-    PairIO::template put2<kStream>(d, hn::MulAdd(b0, c0, hn::Mul(a0, s0)),
-                                   hn::MulAdd(b1, c1, hn::Mul(a1, s1)), out + pairs + j);
+    io.template put2<kStream>(d, hn::MulSub(a0, c0, hn::Mul(b0, s0)),
+                              hn::MulSub(a1, c1, hn::Mul(b1, s1)), out + j);
+    io.template put2<kStream>(d, hn::MulAdd(b0, c0, hn::Mul(a0, s0)),
+                              hn::MulAdd(b1, c1, hn::Mul(a1, s1)), out + pairs + j);
   }
 }
 
 // y = fma(x, c, fl(swapped·s)) with swapped = (b0 a0 b1 a1 ...): lane for lane the
 // half-split formula (the prepared s carries the signs). A pair IO that splits pairs loads
 // the a and b of lanes pairs into two vectors and runs the half-split formula as written.
-template <class PairIO, bool kStream>
-HWY_INLINE void rotate_adjacent(const prepared_row& row, const typename PairIO::element* in,
-                                typename PairIO::element* out) {
+template <bool kStream, class PairIO>
+HWY_INLINE void rotate_adjacent(const PairIO& io, const prepared_row& row,
+                                const typename PairIO::element* in, typename PairIO::element* out) {
   const float_tag d;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
   if constexpr (PairIO::splits_pairs) {
@@ -325,8 +339,8 @@ HWY_INLINE void rotate_adjacent(const prepared_row& row, const typename PairIO::
       PairIO::load2(d, in + 2 * j, a, b);
       const auto c = hn::LoadU(d, row.c + j);
       const auto s = hn::LoadU(d, row.s + j);
-      PairIO::template put2<kStream>(d, hn::MulSub(a, c, hn::Mul(b, s)),
-                                     hn::MulAdd(b, c, hn::Mul(a, s)), out + 2 * j);
+      io.template put2<kStream>(d, hn::MulSub(a, c, hn::Mul(b, s)),
+                                hn::MulAdd(b, c, hn::Mul(a, s)), out + 2 * j);
     }
     return;
   }
@@ -336,7 +350,7 @@ HWY_INLINE void rotate_adjacent(const prepared_row& row, const typename PairIO::
     const auto y0 = hn::MulAdd(x0, hn::LoadU(d, row.c + e), hn::Mul(hn::Reverse2(d, x0), hn::LoadU(d, row.s + e)));
     const auto y1 = hn::MulAdd(x1, hn::LoadU(d, row.c + e + lanes),
                                hn::Mul(hn::Reverse2(d, x1), hn::LoadU(d, row.s + e + lanes)));
-    PairIO::template put2<kStream>(d, y0, y1, out + e);
+    io.template put2<kStream>(d, y0, y1, out + e);
   }
 }
 
@@ -366,8 +380,8 @@ HWY_INLINE void prefetch_row(const rotation_chunk& chunk, std::int64_t token, st
   for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(row + b);
 }
 
-template <class IO, bool kStream>
-void rotate_chunk_typed(const rotation_chunk& chunk) {
+template <class IO, bool kStream, class PairIO>
+void rotate_chunk_typed(const rotation_chunk& chunk, const PairIO& io) {
   using element = typename IO::element;
   const float_tag d;
   const hn::RebindToUnsigned<float_tag> du;
@@ -392,7 +406,7 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
   std::int64_t ahead_token = rows_ahead / chunk.heads;
   std::int64_t ahead_head = rows_ahead % chunk.heads;
 
-  using pair_io = typename pair_io_of<IO>::type;
+  using pair_io = PairIO;
   // The prepared row: on the stack up to 256 pairs (rotary_dim 512), which a call on a few
   // cached tokens would otherwise pay a malloc for.
   constexpr std::int64_t stack_pairs = 256;
@@ -405,7 +419,9 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
   // Rows the vector loops cover whole, with nothing to prefetch or copy around them, take a
   // tight head loop: at cache-resident sizes (a decode step's few tokens) the per-row
   // bookkeeping otherwise costs about as much as the rotation itself.
-  const bool pass_through = !chunk.in_place && chunk.head_dim != 2 * chunk.pairs;
+  // (In place, pass-through dims are left alone unless an output scale rescales them.)
+  const bool pass_through =
+      chunk.head_dim != 2 * chunk.pairs && (!chunk.in_place || chunk.output_scale != 1.0f);
   for (std::int64_t t = 0; t < chunk.tokens; ++t) {
     const float* cos_sin = chunk.cos_sin_rows[t];
     const prepared_row row = prepare_row<pair_io>(cos_sin, chunk.pairs, adjacent, sign_flip,
@@ -415,9 +431,9 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
     if (!chunk.prefetch && !pass_through && row.vector_pairs == chunk.pairs) {
       for (std::int64_t h = 0; h < chunk.heads; ++h) {
         if (adjacent) {
-          rotate_adjacent<pair_io, kStream>(row, in, out);
+          rotate_adjacent<kStream>(io, row, in, out);
         } else {
-          rotate_half_split<pair_io, kStream>(row, chunk.pairs, in, out);
+          rotate_half_split<kStream>(io, row, chunk.pairs, in, out);
         }
         in += chunk.input_head_stride;
         out += chunk.output_head_stride;
@@ -431,9 +447,9 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
         ++ahead_token;
       }
       if (adjacent) {
-        rotate_adjacent<pair_io, kStream>(row, in, out);
+        rotate_adjacent<kStream>(io, row, in, out);
       } else {
-        rotate_half_split<pair_io, kStream>(row, chunk.pairs, in, out);
+        rotate_half_split<kStream>(io, row, chunk.pairs, in, out);
       }
       const std::int64_t done = row.vector_pairs;
       const auto* in_bytes = reinterpret_cast<const std::byte*>(in);
@@ -449,10 +465,16 @@ void rotate_chunk_typed(const rotation_chunk& chunk) {
 
 template <class IO>
 void rotate_chunk_io(const rotation_chunk& chunk) {
+  using pair_io = typename pair_io_of<IO>::type;
+  if constexpr (std::is_same_v<typename IO::element, std::uint8_t>) {  // fp8: never streamed
+    if (chunk.output_scale != 1.0f) {
+      return rotate_chunk_typed<IO, false>(chunk, divided_by_scale<pair_io>{{}, chunk.output_scale});
+    }
+  }
   if (can_stream<IO>(chunk)) {
-    rotate_chunk_typed<IO, true>(chunk);
+    rotate_chunk_typed<IO, true>(chunk, pair_io{});
   } else {
-    rotate_chunk_typed<IO, false>(chunk);
+    rotate_chunk_typed<IO, false>(chunk, pair_io{});
   }
 }
 
@@ -478,9 +500,6 @@ namespace ropecheck::fast::detail {
 HWY_EXPORT(rotate_chunk);
 
 void rotate_chunk_simd(const rotation_chunk& chunk) {
-  // fp8 with an output scale σ ≠ 1 takes the portable loop (the same operations, so the same
-  // bits): the vector stores have no division yet.
-  if (chunk.output_scale != 1.0f) return rotate_chunk_scalar(chunk);
   HWY_DYNAMIC_DISPATCH(rotate_chunk)(chunk);
 }
 

@@ -1,11 +1,13 @@
 // Every SIMD target this CPU runs (not only the one Highway would pick) computes the same bits
 // as the portable scalar loop: head dims with and without scalar tails, partial rotary, both
-// pairings and directions, special values, in place, and the non-temporal store path.
+// pairings and directions, special values, in place, fp8 output scales, and the non-temporal
+// store path.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "fast/kernel_test_support.h"
 #include "fast/simd_target.h"
@@ -32,12 +34,14 @@ void expect_same(const buffer& a, const buffer& b, const std::string& what) {
 }
 
 buffer run(const kernel_info& k, const rope_angles& angles, dtype storage, pairing p, direction dir,
-           const shape& s, const buffer& x, const std::vector<std::int64_t>& positions, bool in_place) {
+           const shape& s, const buffer& x, const std::vector<std::int64_t>& positions, bool in_place,
+           float output_scale = 1.0f) {
   buffer y = in_place ? x : buffer(storage, x.count);
-  const rope_call c = make_call({storage, p, s.head_dim, s.rotary_dim},
+  rope_call c = make_call({storage, p, s.head_dim, s.rotary_dim},
                                 std::span(positions.data(), static_cast<std::size_t>(s.tokens)),
                                 packed_tensor(in_place ? y.data() : x.data(), y.data(), s.heads, s.head_dim),
                                 {}, dir);
+  c.output_scale = output_scale;
   const status st = k.apply(c, angles);
   EXPECT_TRUE(st.ok()) << st.message;
   return y;
@@ -89,13 +93,19 @@ TEST_P(every_simd_target, agrees_bit_for_bit_with_the_scalar_loop) {
         for (pairing p : pairings()) {
           for (direction dir : {direction::forward, direction::inverse}) {
             for (bool in_place : {false, true}) {
-              const std::string what = GetParam() + " " + std::string(simd.name) + " " +
-                                       std::string(to_string(storage)) + " " +
-                                       std::string(to_string(p)) + " dims " + std::to_string(s.rotary_dim) +
-                                       "/" + std::to_string(s.head_dim) + (in_place ? " in place" : "") +
-                                       (dir == direction::inverse ? " inverse" : "");
-              expect_same(run(simd, a_simd, storage, p, dir, s, x, positions, in_place),
-                          run(scalar, a_scalar, storage, p, dir, s, x, positions, in_place), what);
+              // fp8 also with output scales σ (rope_call::output_scale): the vector stores divide
+              // as the scalar loop does; a power of two and two that round.
+              for (const float scale : is_float8(storage) ? std::vector<float>{1.0f, 0.25f, 0.1f, 3.0f}
+                                                          : std::vector<float>{1.0f}) {
+                const std::string what = GetParam() + " " + std::string(simd.name) + " " +
+                                         std::string(to_string(storage)) + " " +
+                                         std::string(to_string(p)) + " dims " + std::to_string(s.rotary_dim) +
+                                         "/" + std::to_string(s.head_dim) + (in_place ? " in place" : "") +
+                                         (dir == direction::inverse ? " inverse" : "") +
+                                         " scale " + std::to_string(scale);
+                expect_same(run(simd, a_simd, storage, p, dir, s, x, positions, in_place, scale),
+                            run(scalar, a_scalar, storage, p, dir, s, x, positions, in_place, scale), what);
+              }
             }
           }
         }

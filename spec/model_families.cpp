@@ -12,7 +12,7 @@ namespace {
 constexpr pairing half = pairing::half_split;
 constexpr pairing adjacent = pairing::adjacent;
 
-const std::array<family, 30> families = {{
+const std::array<family, 32> families = {{
     {"llama", half, {}, false, "models/llama/modeling_llama.py rotate_half"},
     {"mistral", half, {}, false, "models/mistral/modeling_mistral.py rotate_half"},
     {"mixtral", half, {}, false, "models/mixtral/modeling_mixtral.py rotate_half"},
@@ -50,6 +50,13 @@ const std::array<family, 30> families = {{
      "(chunk i from stream i % 3), first half repeat_interleave(2), rotate_half_llm (x[..., 0::2], "
      "x[..., 1::2]) on q[..., :rotary_dim] (partial_rotary_factor from the config)"},
     {"glm4v", adjacent, {}, false, "models/glm4v/modeling_glm4v.py (text model: glm4v_text)"},
+    // GLM-4.5V keeps GLM-4.1V's M-RoPE sections but pairs half-split: its modeling file has no
+    // rotate_half_llm and no repeat_interleave of the first half.
+    {"glm4v_moe_text", half, {}, false,
+     "models/glm4v_moe/modeling_glm4v_moe.py apply_multimodal_rotary_pos_emb: cos/sin split by "
+     "mrope_section (chunk i from stream i % 3), rotate_half (x[..., :d/2], x[..., d/2:]) on "
+     "q[..., :rotary_dim] (partial_rotary_factor from the config)"},
+    {"glm4v_moe", half, {}, false, "models/glm4v_moe/modeling_glm4v_moe.py (text model: glm4v_moe_text)"},
     {"phi", half, {}, false, "models/phi/modeling_phi.py rotate_half (partial_rotary_factor)"},
     {"qwen2_vl", half, {}, false,
      "models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb (rotate_half; M-RoPE)"},

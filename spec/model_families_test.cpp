@@ -63,6 +63,23 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
            // llama4 (text model llama4_text): models/llama4/modeling_llama4.py apply_rotary_emb,
            // view_as_complex over reshape(..., -1, 2): adjacent pairs over the whole head.
            expected{"Llama-4-Maverick-17B-128E.json", "", 128, 128, 500000, adjacent},
+           // cohere: models/cohere/modeling_cohere.py rotate_half splits x[..., ::2] / x[..., 1::2]
+           // and repeat_interleave's cos/sin: adjacent pairs over the whole head (4096 / 32).
+           expected{"aya-23-8B.json", "", 128, 128, 10000, adjacent},
+           // mixtral: models/mixtral/modeling_mixtral.py rotate_half over the whole head.
+           expected{"Mixtral-8x7B-v0.1.json", "", 128, 128, 1e6, half},
+           // gemma: models/gemma/modeling_gemma.py rotate_half over the given head_dim 256.
+           expected{"gemma-2b.json", "", 256, 256, 10000, half},
+           // qwen2_moe: models/qwen2_moe/modeling_qwen2_moe.py rotate_half over the whole head.
+           expected{"Qwen1.5-MoE-A2.7B.json", "", 128, 128, 1e6, half},
+           // deepseek_v2: DeepSeek-V2's modeling_deepseek.py apply_rotary_pos_emb views the
+           // qk_rope_head_dim part as d/2 adjacent pairs (view(b, h, s, d // 2, 2)) before
+           // rotate_half; transformers' models/deepseek_v2 rotates the same pairs as complex numbers.
+           expected{"DeepSeek-V2-Lite.json", "", 64, 64, 10000, adjacent},
+           // glm4v_moe (text model glm4v_moe_text): models/glm4v_moe/modeling_glm4v_moe.py
+           // apply_multimodal_rotary_pos_emb, rotate_half on q[..., :rotary_dim]; rotary_dim =
+           // head_dim * partial_rotary_factor (0.5 of 128).
+           expected{"GLM-4.5V.json", "", 128, 64, 10000, half},
        }) {
     const rope_spec s = read_spec(configs + e.file, {e.layer_type});
     EXPECT_EQ(s.head_dim, e.head_dim) << e.file;
@@ -79,7 +96,9 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
 TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
   const std::map<std::string, std::string> outcome = {
       {"CodeLlama-7b-hf.json", "reads"},
+      {"DeepSeek-V2-Lite.json", "reads"},
       {"DeepSeek-V3.json", "reads"},
+      {"GLM-4.5V.json", "reads"},
       {"Llama-2-7b-hf.json", "reads"},
       {"Llama-3.1-8B-Instruct.json", "reads"},
       {"Llama-3.1-8B.json", "reads"},
@@ -90,16 +109,20 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
       {"Mistral-7B-Instruct-v0.2.json", "reads"},
       {"Mistral-7B-v0.1.json", "reads"},
       {"Mistral-Small-3.1-24B-Instruct-2503.json", "reads"},
+      {"Mixtral-8x7B-v0.1.json", "reads"},
       {"Phi-3.5-mini-instruct.json", "reads"},
+      {"Qwen1.5-MoE-A2.7B.json", "reads"},
       {"Qwen2.5-7B-Instruct.json", "reads"},
       {"Qwen2.5-VL-7B-Instruct.json", "reads"},
       {"Qwen3-30B-A3B-Instruct-2507.json", "reads"},
       {"Qwen3-8B.json", "reads"},
       {"Qwen3-Next-80B-A3B-Instruct.json", "reads"},
       {"Qwen3-VL-8B-Instruct.json", "reads"},
+      {"aya-23-8B.json", "reads"},
       {"chatglm3-6b-32k.json", "'rope_ratio': 50 multiplies the base"},
       {"chatglm3-6b.json", "reads"},
       {"gemma-2-9b-it.json", "reads"},
+      {"gemma-2b.json", "reads"},
       {"gemma-3-12b-it.json", "holds one RoPE setup per layer type"},
       {"gemma-3-1b-it.json", "holds one RoPE setup per layer type"},
       {"gemma-4-31B-it.json", "holds one RoPE setup per layer type"},
@@ -120,6 +143,32 @@ TEST(ModelFamilies, EveryFixtureConfigHasAStatedOutcome) {
     else EXPECT_NE(error.find(it->second), std::string::npos) << file << ": " << error;
   }
   EXPECT_EQ(seen, static_cast<int>(outcome.size()));
+}
+
+// DeepSeek-V2-Lite's YaRN block, as its config writes it (mscale and mscale_all_dim 0.707, not
+// DeepSeek-V3's 1.0): read into the yarn type with every value kept.
+TEST(ModelFamilies, DeepSeekV2LiteKeepsItsYarnBlock) {
+  const rope_spec s = read_spec(configs + "DeepSeek-V2-Lite.json", {});
+  ASSERT_EQ(type_of(s.scaling), scaling_type::yarn);
+  const auto& yarn = std::get<yarn_scaling>(s.scaling);
+  EXPECT_EQ(yarn.factor.numerator, 40);
+  EXPECT_EQ(yarn.factor.denominator, 1);
+  EXPECT_EQ(yarn.original_max_position_embeddings, 4096);
+  EXPECT_EQ(yarn.beta_fast, 32);
+  EXPECT_EQ(yarn.beta_slow, 1);
+  EXPECT_EQ(yarn.mscale, 0.707);
+  EXPECT_EQ(yarn.mscale_all_dim, 0.707);
+  EXPECT_EQ(s.max_position_embeddings, 163840);
+}
+
+// GLM-4.5V's M-RoPE: contiguous sections [8, 12, 12] over the 32 rotated pairs (the
+// mrope_section * 2 split in modeling_glm4v_moe.py; pair j takes stream i % 3 of its chunk).
+TEST(ModelFamilies, Glm45VReadsItsContiguousSectionsOnHalfSplitPairs) {
+  const rope_spec s = read_spec(configs + "GLM-4.5V.json", {});
+  EXPECT_EQ(s.streams.rule, stream_rule::mrope_sections);
+  EXPECT_EQ(s.streams.section, (std::vector<int>{8, 12, 12}));
+  EXPECT_EQ(s.pair, pairing::half_split);
+  EXPECT_EQ(s.rotary_dim, 64);
 }
 
 // ChatGLM's rope_ratio multiplies the base in ChatGLM3/GLM-4's modeling_chatglm.py and divides
