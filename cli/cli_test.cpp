@@ -232,6 +232,59 @@ TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
   EXPECT_NE(file_text(path("current.json.npy")), file_text(path("unscaled.json.npy")));
 }
 
+// Issue 16 §1: layers that apply no RoPE. A Llama 4 NoPE layer (every 4th layer when the config
+// has no no_rope_layers: transformers Llama4TextConfig) or a Cohere2 full-attention layer
+// (modeling_cohere2.py rotates only sliding-window layers) is exit 2 naming the field, with no
+// output; a RoPE layer reads the config's one RoPE setup, the same bytes as the plain spec.
+TEST_F(CliTest, LayersWithoutRopeAreRefusedAndRopeLayersRead) {
+  write_seed000_inputs();  // spec.json: head_dim 8, rope_theta 10000, adjacent
+  write_text("llama4.json", R"({"model_type": "llama4_text", "head_dim": 8, "rope_theta": 10000.0,
+      "num_hidden_layers": 8})");
+  write_text("cohere2.json", R"({"model_type": "cohere2", "head_dim": 8, "rope_theta": 10000.0,
+      "layer_types": ["sliding_attention", "full_attention"]})");
+  const auto on = [&](const std::string& command, const std::string& spec, const std::string& extra) {
+    const std::string out = command == "audit" ? " --y " + path("xq.npy") + " --json " + path("out.json")
+                                               : " --out " + path("out.npy");
+    return run(command + " --spec " + path(spec) + " --x " + path("xq.npy") + " --pos " + path("pos.npy") +
+               out + extra);
+  };
+  struct refused {
+    std::string spec, flags, message;
+  };
+  const std::vector<refused> cases = {
+      {"llama4.json", " --layer 3",
+       ": field 'layer': 3 is a layer that applies no RoPE: (3 + 1) % no_rope_layer_interval 4 == 0 "
+       "(nothing to check)"},
+      {"llama4.json", " --layer 8", ": field 'layer': 8 is past the model's last layer 7 (8 layers)"},
+      {"llama4.json", " --layer x1", "--layer"},
+      {"llama4.json", " --layer=-1", "--layer"},
+      {"spec.json", " --layer 0", ": field 'layer': 0 cannot be checked: the config gives no num_hidden_layers"},
+      {"cohere2.json", " --layer-type full_attention",
+       ": field 'layer_type': \"full_attention\" is a layer type that applies no RoPE in this model"},
+      {"cohere2.json", " --layer 1", "layer_types[1] = \"full_attention\""},
+  };
+  for (const std::string command : {"reference", "apply --kernel on_the_fly_simd", "audit"})
+    for (const refused& c : cases) {
+      const auto r = on(command, c.spec, c.flags);
+      EXPECT_EQ(r.exit_code, 2) << command << c.flags << ": " << r.output;
+      EXPECT_NE(r.output.find(c.message), std::string::npos) << command << c.flags << ": " << r.output;
+      EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+      EXPECT_FALSE(fs::exists(path("out.npy")) || fs::exists(path("out.json"))) << command << c.flags;
+    }
+  const auto reference = [&](const std::string& spec, const std::string& extra, const std::string& out) {
+    return run("reference --spec " + path(spec) + " --x " + path("xq.npy") + " --pos " + path("pos.npy") +
+               " --out " + path(out) + extra);
+  };
+  ASSERT_EQ(reference("spec.json", "", "plain.npy").exit_code, 0);
+  for (const auto& [spec, flags] : std::vector<std::pair<std::string, std::string>>{
+           {"llama4.json", " --layer 2"}, {"llama4.json", ""}, {"cohere2.json", ""},
+           {"cohere2.json", " --layer-type sliding_attention"}, {"cohere2.json", " --layer 0"}}) {
+    const auto r = reference(spec, flags, "layer.npy");
+    ASSERT_EQ(r.exit_code, 0) << spec << flags << ": " << r.output;
+    EXPECT_EQ(file_text(path("layer.npy")), file_text(path("plain.npy"))) << spec << flags;
+  }
+}
+
 // M-RoPE (issue 16 §3): reference, apply and audit take [3, tokens] and [3, batch, tokens]
 // positions; one stream for an M-RoPE spec is refused naming the file and its shape; text tokens
 // (three equal streams) give 1-D RoPE; apply's output passes the audit at its own streams and

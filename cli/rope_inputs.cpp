@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <span>
 
+#include "cli/flag_values.h"
 #include "io/io_error.h"
 #include "io/npy.h"
 #include "io/read_tensor.h"
@@ -57,7 +58,15 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 }  // namespace
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
-  rope_spec spec = read_spec(paths.spec, spec_options{paths.layer_type, paths.tower});
+  spec_options options{paths.layer_type, paths.tower};
+  if (!paths.layer.empty()) {  // decimal digits only: a sign or a fraction is refused, never read as another index
+    const bool digits = paths.layer.size() <= 10 && paths.layer.find_first_not_of("0123456789") == std::string::npos;
+    const std::uint64_t layer = digits ? parse_uint64_flag("--layer", paths.layer) : 0;
+    if (!digits || layer > 2147483647u)
+      throw bad_input("--layer", "is not a layer index in 0 ... 2147483647", paths.layer);
+    options.layer = static_cast<std::int64_t>(layer);
+  }
+  rope_spec spec = read_spec(paths.spec, options);
   tensor x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
   return make_rope_inputs(std::move(spec), std::move(x), pos, paths);

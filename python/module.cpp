@@ -161,9 +161,15 @@ PYBIND11_MODULE(_ropecheck, m) {
       .def_readonly("source", &rope_spec::source)
       .def_property_readonly("pairing", [](const rope_spec& s) { return std::string(to_string(s.pair)); })
       .def_property_readonly("scaling", [](const rope_spec& s) { return std::string(to_string(type_of(s.scaling))); })
+      // The layers the config says apply no RoPE (Llama 4 NoPE, Cohere2 full attention; rope_spec.h),
+      // and the sentence that says how; the layer chosen with the spec's "layer" key, or None.
+      .def_property_readonly("layers_without_rope", [](const rope_spec& s) { return s.without_rope.indices; })
+      .def_property_readonly("layers_without_rope_rule", [](const rope_spec& s) { return describe(s.without_rope); })
+      .def_readonly("layer", &rope_spec::layer)
       .def("__repr__", [](const rope_spec& s) {
-        return fmt::format("Spec(head_dim={}, rotary_dim={}, base={}, pairing='{}', scaling='{}', source='{}')",
-                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(type_of(s.scaling)), s.source);
+        return fmt::format("Spec(head_dim={}, rotary_dim={}, base={}, pairing='{}', scaling='{}', source='{}'{})",
+                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(type_of(s.scaling)), s.source,
+                           s.without_rope.any() ? fmt::format(", {}", describe(s.without_rope)) : "");
       });
   m.def("spec_from_json", [](const std::string& text, const std::string& source) {
     return parse_spec(nlohmann::json::parse(text), source);

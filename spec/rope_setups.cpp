@@ -23,14 +23,15 @@ namespace f = spec_fields;
 // The RoPE-looking keys of a text model that the reader reads (spec_reader.cpp). Any other key
 // whose name looks like a RoPE setting is refused: a reader that skips it would fall back to a
 // default the model does not use.
-constexpr std::array<std::string_view, 14> keys_read = {
+constexpr std::array<std::string_view, 15> keys_read = {
     "rope_theta", "rotary_emb_base", "rotary_dim", "partial_rotary_factor", "rotary_pct",
     "rope_scaling", "rope_parameters", "qk_rope_head_dim", "rope_local_base_freq",
     "rotary",          // GPT-J's "this model uses RoPE" flag
     "rope_ratio",      // ChatGLM (model_families.h; refused for other model types)
     "original_rope",   // ChatGLM: true is the only form its code implements
     "rope_interleave", // DeepSeek-V3 in transformers: adjacent (true) or half-split pairs
-    "no_rope_layers",  // Llama 4: which layers skip RoPE; the others' RoPE is unchanged
+    "no_rope_layers",  // Llama 4: which layers skip RoPE (1 = RoPE, 0 = NoPE); the others' is unchanged
+    "no_rope_layer_interval",  // Llama 4: every N-th layer is NoPE when no_rope_layers is absent
 };
 
 // ropecheck's own keys whose names look like RoPE settings; read from the spec's top level.
@@ -58,7 +59,7 @@ std::string joined(const std::vector<setup>& setups) {
 
 const json* layer_types_of(const text_model& text, std::string_view source) {
   const json* types = f::given(*text.config, "layer_types");
-  if (!types) return nullptr;
+  if (!types) return text.derived_layer_types.is_null() ? nullptr : &text.derived_layer_types;
   if (!types->is_array() ||
       !std::all_of(types->begin(), types->end(), [](const json& t) { return t.is_string(); }))
     f::fail(source, f::path(text.prefix, "layer_types"), *types, "is not an array of strings");
@@ -152,6 +153,198 @@ setup choose(const std::vector<setup>& setups, const text_model& text, std::stri
   throw spec_error(fmt::format(
       "{}: field 'layer_type': \"{}\" has no RoPE setup in this config (it has: {})", source,
       layer_type, joined(setups)));
+}
+
+namespace {
+
+// The layer count the config gives: num_hidden_layers (at most 2^20, as head widths), or 0.
+std::int64_t layer_count(const text_model& text, std::string_view source) {
+  return f::small_int(*text.config, source, text.prefix, "num_hidden_layers").value_or(0);
+}
+
+// Periodic NoPE layers: (i + 1) % every == 0, listed when the layer count is known.
+layers_without_rope every_nth(std::int64_t every, std::int64_t layers, std::string field, std::string rule) {
+  layers_without_rope w;
+  w.rule = std::move(rule);
+  w.field = std::move(field);
+  w.every = every;
+  w.layers = layers;
+  for (std::int64_t i = every - 1; i < layers; i += every) w.indices.push_back(i);
+  return w;
+}
+
+// Llama 4: transformers Llama4TextConfig.__post_init__ keeps a non-empty no_rope_layers (1 = the
+// layer uses RoPE, 0 = NoPE; "at least the same length as the number of layers") and otherwise
+// builds [int((i + 1) % no_rope_layer_interval != 0) for i in range(num_hidden_layers)] with
+// no_rope_layer_interval = 4 by default; modeling_llama4.py Llama4TextAttention reads
+// use_rope = no_rope_layers[layer_idx] and calls apply_rotary_emb only `if self.use_rope`.
+layers_without_rope llama4_layers(const text_model& text, std::string_view source) {
+  const json& config = *text.config;
+  const std::int64_t layers = layer_count(text, source);
+  const auto interval = f::small_int(config, source, text.prefix, "no_rope_layer_interval");
+  const json* list = f::given(config, "no_rope_layers");
+  const std::string list_field = f::path(text.prefix, "no_rope_layers");
+  if (list && !list->is_array())
+    f::fail(source, list_field, *list, "is not a list of 0/1 integers (1 = the layer uses RoPE, 0 = NoPE)");
+  if (!list || list->empty()) {  // transformers: `no_rope_layers if no_rope_layers else default`
+    const std::string field = f::path(text.prefix, "no_rope_layer_interval");
+    return every_nth(interval.value_or(4), layers, field,
+                     interval ? fmt::format("every {}th layer is NoPE ({} {})", *interval, field, *interval)
+                              : fmt::format("every 4th layer is NoPE (no no_rope_layers; {} 4, "
+                                            "transformers Llama4TextConfig's default)", field));
+  }
+  for (const json& v : *list)
+    if (!v.is_number_integer() || (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1))
+      f::fail(source, list_field, *list,
+              fmt::format("is not a list of 0/1 integers (1 = the layer uses RoPE, 0 = NoPE): holds {}", v.dump()));
+  const auto entries = static_cast<std::int64_t>(list->size());
+  if (layers > 0 && entries < layers)
+    f::fail(source, list_field, *list,
+            fmt::format("has {} entries, fewer than num_hidden_layers {} (one per layer)", entries, layers));
+  layers_without_rope w;
+  w.rule = fmt::format("the layers whose {} entry is 0 are NoPE (1 = RoPE)", list_field);
+  w.field = list_field;
+  w.layers = layers > 0 ? layers : entries;
+  for (std::int64_t i = 0; i < w.layers; ++i)
+    if ((*list)[static_cast<std::size_t>(i)].get<std::int64_t>() == 0) w.indices.push_back(i);
+  return w;
+}
+
+// The layers of one layer type, from layer_types (one entry a layer; transformers
+// layer_type_validation: as many as num_hidden_layers), when that type applies no RoPE.
+layers_without_rope layers_of_type(const text_model& text, const json& types, std::int64_t layers,
+                                   std::string_view rope_free, std::string_view source) {
+  const std::string field = f::path(text.prefix, "layer_types");
+  const auto entries = static_cast<std::int64_t>(types.size());
+  if (layers > 0 && entries != layers)
+    f::fail(source, field, types, fmt::format("has {} entries, not num_hidden_layers {}", entries, layers));
+  layers_without_rope w;
+  w.rule = fmt::format("{} layers ({}) apply no RoPE", rope_free, field);
+  w.field = field;
+  w.layer_type = rope_free;
+  w.layers = entries;
+  for (std::int64_t i = 0; i < entries; ++i)
+    if (types[static_cast<std::size_t>(i)] == rope_free) w.indices.push_back(i);
+  return w;
+}
+
+// Layer types derived from a period, as transformers' configs derive them when the config lists
+// none: layer i is `every_nth` when (i + 1) % period == 0, else `other`.
+json derived_types(std::int64_t layers, std::int64_t period, std::string_view every_nth, std::string_view other) {
+  json types = json::array();
+  for (std::int64_t i = 0; i < layers; ++i) types.push_back((i + 1) % period == 0 ? every_nth : other);
+  return types;
+}
+
+// Cohere2: modular_cohere2.py Cohere2Attention sets sliding_window only for layer_types[i] ==
+// "sliding_attention" (Cohere2Config derives layer_types from sliding_window_pattern, 4 by
+// default, as "sliding_attention" if (i + 1) % pattern else "full_attention"; older code read the
+// pattern directly), and applies apply_rotary_pos_emb only `if self.sliding_window is not None`.
+layers_without_rope cohere2_layers(text_model& text, std::string_view source) {
+  const std::int64_t layers = layer_count(text, source);
+  if (const json* types = layer_types_of(text, source))
+    return layers_of_type(text, *types, layers, "full_attention", source);
+  const auto pattern = f::small_int(*text.config, source, text.prefix, "sliding_window_pattern");
+  const std::int64_t every = pattern.value_or(4);
+  const std::string field = f::path(text.prefix, "sliding_window_pattern");
+  layers_without_rope w = every_nth(
+      every, layers, field,
+      fmt::format("every {}th layer is full attention and applies no RoPE ({} {}{})", every, field, every,
+                  pattern ? "" : ", transformers Cohere2Config's default"));
+  w.layer_type = "full_attention";
+  if (layers > 0) text.derived_layer_types = derived_types(layers, every, "full_attention", "sliding_attention");
+  return w;
+}
+
+// Qwen3-Next: modular_qwen3_next.py Qwen3NextDecoderLayer runs Qwen3NextGatedDeltaNet on
+// "linear_attention" layers, which takes no position_embeddings (no RoPE); only "full_attention"
+// layers (Qwen3NextAttention) rotate. Qwen3NextConfig derives layer_types when absent:
+// "linear_attention" if (i + 1) % full_attention_interval (default 4) else "full_attention".
+layers_without_rope qwen3_next_layers(text_model& text, std::string_view source) {
+  const std::int64_t layers = layer_count(text, source);
+  if (const json* types = layer_types_of(text, source))
+    return layers_of_type(text, *types, layers, "linear_attention", source);
+  const auto interval = f::small_int(*text.config, source, text.prefix, "full_attention_interval");
+  const std::int64_t every = interval.value_or(4);
+  const std::string field = f::path(text.prefix, "full_attention_interval");
+  layers_without_rope w;
+  w.rule = fmt::format("linear_attention layers apply no RoPE: all but every {}th ({} {}{})", every, field, every,
+                       interval ? "" : ", transformers Qwen3NextConfig's default");
+  w.field = f::path(text.prefix, "layer_types");
+  w.layer_type = "linear_attention";
+  w.layers = layers;
+  if (layers > 0) {
+    text.derived_layer_types = derived_types(layers, every, "full_attention", "linear_attention");
+    for (std::int64_t i = 0; i < layers; ++i)
+      if ((i + 1) % every != 0) w.indices.push_back(i);
+  }
+  return w;
+}
+
+}  // namespace
+
+layers_without_rope find_layers_without_rope(text_model& text, std::string_view model_type,
+                                             std::string_view source) {
+  if (model_type == "llama4_text" || model_type == "llama4") return llama4_layers(text, source);
+  if (model_type == "cohere2") return cohere2_layers(text, source);
+  if (model_type == "qwen3_next") return qwen3_next_layers(text, source);
+  // Every layer rotates; the layer count still bounds --layer (layer_types has one entry a layer).
+  layers_without_rope every_layer;
+  every_layer.layers = layer_count(text, source);
+  if (const json* types = layer_types_of(text, source); types && every_layer.layers == 0)
+    every_layer.layers = static_cast<std::int64_t>(types->size());
+  return every_layer;
+}
+
+std::string layer_type_of(const text_model& text, std::int64_t layer) {
+  const json* types = f::given(*text.config, "layer_types");
+  if (!types) types = text.derived_layer_types.is_null() ? nullptr : &text.derived_layer_types;
+  if (!types || !types->is_array() || layer >= static_cast<std::int64_t>(types->size())) return "";
+  const json& t = (*types)[static_cast<std::size_t>(layer)];
+  return t.is_string() ? t.get<std::string>() : "";
+}
+
+void check_layer(const layers_without_rope& without, std::int64_t layer, std::string_view source) {
+  const json value(layer);
+  if (layer < 0) f::fail(source, "layer", value, "is not a layer index >= 0");
+  // A periodic rule says a layer has no RoPE whatever the layer count; any other answer needs it.
+  const bool periodic_nope = without.every > 0 && without.skips(layer);
+  if (without.layers == 0 && !periodic_nope)
+    f::fail(source, "layer", value,
+            "cannot be checked: the config gives no num_hidden_layers, so whether the layer exists is not "
+            "known (refused rather than guessed)");
+  if (without.layers > 0 && layer >= without.layers)
+    f::fail(source, "layer", value,
+            fmt::format("is past the model's last layer {} ({} layers)", without.layers - 1, without.layers));
+  if (!without.skips(layer)) return;
+  std::string why;
+  if (without.every > 0)
+    why = fmt::format("({} + 1) % {} {} == 0", layer, without.field, without.every);
+  else if (!without.layer_type.empty())
+    why = fmt::format("{}[{}] = \"{}\"", without.field, layer, without.layer_type);
+  else
+    why = fmt::format("{}[{}] = 0", without.field, layer);
+  f::fail(source, "layer", value, fmt::format("is a layer that applies no RoPE: {} (nothing to check)", why));
+}
+
+void refuse_rope_free_layer_type(const layers_without_rope& without, const text_model& text,
+                                 std::string_view layer_type, std::string_view source) {
+  if (layer_type.empty() || !without.any()) return;
+  bool rope_free = layer_type == without.layer_type;
+  if (!rope_free && f::given(*text.config, "layer_types")) {  // Llama 4 with layer_types
+    bool some = false;
+    rope_free = true;
+    for (std::int64_t i = 0; i < without.layers; ++i)
+      if (layer_type_of(text, i) == layer_type) {
+        some = true;
+        rope_free = rope_free && without.skips(i);
+      }
+    rope_free = some && rope_free;
+  }
+  if (rope_free)
+    f::fail(source, "layer_type", json(std::string(layer_type)),
+            fmt::format("is a layer type that applies no RoPE in this model ({}): nothing to check",
+                        without.rule));
 }
 
 void refuse_unread_rope_keys(const json& root, const text_model& text, std::string_view source) {

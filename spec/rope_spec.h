@@ -190,6 +190,44 @@ struct stream_layout {
   int streams() const { return !multi() ? 1 : vision() ? 2 : 3; }
 };
 
+// The layers of the model that apply no RoPE at all (issue 16 §1), so that a spec never claims
+// that every layer rotates when the config says otherwise:
+//   Llama 4 (llama4_text): transformers Llama4TextConfig `no_rope_layers`, one entry per layer,
+//     1 = the layer uses RoPE, 0 = NoPE (despite the name); when absent, null or empty it is
+//     [int((i + 1) % no_rope_layer_interval != 0) for i in range(num_hidden_layers)], interval
+//     4 by default. modeling_llama4.py Llama4TextAttention: use_rope = no_rope_layers[layer_idx],
+//     and apply_rotary_emb runs only `if self.use_rope`.
+//   Cohere2: modeling_cohere2.py / modular_cohere2.py Cohere2Attention sets sliding_window only
+//     for layer_types[i] == "sliding_attention" (older code: (i + 1) % sliding_window_pattern
+//     != 0, pattern 4 by default) and applies apply_rotary_pos_emb only `if self.sliding_window
+//     is not None`: full_attention layers have no RoPE.
+//   Qwen3-Next: modular_qwen3_next.py Qwen3NextDecoderLayer runs Qwen3NextGatedDeltaNet, which
+//     takes no position_embeddings, on "linear_attention" layers (Qwen3NextConfig: all but every
+//     full_attention_interval-th layer, default 4, when layer_types is absent).
+// The reader fills it (spec/rope_setups.cpp); `rule` empty means every layer rotates.
+struct layers_without_rope {
+  std::string rule;                   // how the config says which layers skip RoPE, naming its field
+  std::string field;                  // that field's path, for messages ("text_config.no_rope_layers")
+  std::int64_t layers = 0;            // the model's layer count (num_hidden_layers, else the
+                                      // per-layer list's length); 0: the config gives none
+  std::vector<std::int64_t> indices;  // the layers without RoPE, ascending (below `layers`)
+  std::int64_t every = 0;             // periodic rule: layer i has none iff (i + 1) % every == 0
+  std::string layer_type;             // the layer type that has no RoPE (Cohere2: full_attention)
+
+  bool any() const { return !rule.empty(); }
+  bool skips(std::int64_t layer) const {
+    if (every > 0) return (layer + 1) % every == 0;
+    for (const std::int64_t i : indices)
+      if (i == layer) return true;
+    return false;
+  }
+  bool operator==(const layers_without_rope&) const = default;
+};
+
+// "layers without RoPE: 3, 7, …, 47 (12 of 48; text_config.no_rope_layers)", or "every layer
+// applies RoPE"; for headers, reprs and README examples.
+std::string describe(const layers_without_rope& l);
+
 struct rope_spec {
   int head_dim = 0;
   int rotary_dim = 0;       // even, 2 <= rotary_dim <= head_dim; dims past it pass through
@@ -204,6 +242,8 @@ struct rope_spec {
   std::int64_t max_position_embeddings = 0;  // the config's context (0: not given)
   std::string layer_type = {};  // the layer type whose RoPE this is, when the config has several
   stream_layout streams = {};  // position streams (M-RoPE, vision); single for 1-D RoPE
+  layers_without_rope without_rope = {};  // the model's layers that apply no RoPE at all
+  std::optional<std::int64_t> layer = {};  // the layer whose RoPE this is (--layer / "layer")
 };
 
 // True when the scaled θ_j or A depend on the sequence length.

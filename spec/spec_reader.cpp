@@ -113,6 +113,7 @@ void refuse_other_families_keys(const text_model& text, const spec_families::fam
   only("original_rope", chatglm, "chatglm");
   only("rope_interleave", type == "deepseek_v3" || type == "deepseek_v2", "deepseek_v3");
   only("no_rope_layers", type == "llama4_text" || type == "llama4", "llama4_text");
+  only("no_rope_layer_interval", type == "llama4_text" || type == "llama4", "llama4_text");
   if (const auto original = f::boolean(*text.config, source, text.prefix, "original_rope");
       original == false)
     f::fail(source, f::path(text.prefix, "original_rope"), json(false),
@@ -355,6 +356,19 @@ std::string chosen_layer_type(const json& root, const spec_options& options, std
   return options.layer_type.empty() ? in_spec.value_or("") : options.layer_type;
 }
 
+// The layer asked for: --layer, or the spec's own "layer" key (an integer >= 0); both must agree.
+std::optional<std::int64_t> chosen_layer(const json& root, const spec_options& options, std::string_view source) {
+  std::optional<std::int64_t> in_spec;
+  if (const json* v = f::given(root, "layer")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      f::fail(source, "layer", *v, "is not a layer index (an integer >= 0)");
+    in_spec = v->get<std::int64_t>();
+  }
+  if (in_spec && options.layer && *in_spec != *options.layer)
+    f::fail(source, "layer", root["layer"], fmt::format("disagrees with --layer {}", *options.layer));
+  return options.layer ? options.layer : in_spec;
+}
+
 // 2-D vision RoPE of a vision tower (`--tower vision`), from the config's `vision_config`
 // (rope_spec.h stream_layout; README "Position streams" cites each family's modeling code):
 //   qwen2_vl / qwen2_5_vl (and glm4v, whose vision tower is Qwen2.5-VL's): head_dim =
@@ -474,24 +488,59 @@ std::string describe(const rope_scaling& scaling) {
   return std::visit(line{}, scaling);
 }
 
+std::string describe(const layers_without_rope& l) {
+  if (!l.any()) return "every layer applies RoPE";
+  std::string listed;
+  constexpr std::size_t shown = 16;
+  for (std::size_t k = 0; k < l.indices.size() && k < shown; ++k)
+    listed += fmt::format("{}{}", k == 0 ? "" : ", ", l.indices[k]);
+  if (l.indices.size() > shown) listed += ", …";
+  if (l.layers == 0 && l.every > 0)  // periodic, but the config gives no layer count
+    return fmt::format("layers without RoPE: {}, {}, {}, … (the config gives no num_hidden_layers; {})",
+                       l.every - 1, 2 * l.every - 1, 3 * l.every - 1, l.rule);
+  if (l.layers == 0) return fmt::format("layers without RoPE: {} (the config gives no num_hidden_layers)", l.rule);
+  return fmt::format("layers without RoPE: {} ({} of {} layers; {})", listed.empty() ? "none" : listed,
+                     l.indices.size(), l.layers, l.rule);
+}
+
 rope_spec parse_spec(const json& root, std::string_view source, const spec_options& options) {
   if (!root.is_object()) throw spec_error(fmt::format("{}: the spec is not a JSON object", source));
-  if (options.tower == "vision") return parse_vision_spec(root, source);
+  if (options.tower == "vision") {
+    if (options.layer || f::given(root, "layer"))
+      throw spec_error(fmt::format("{}: field 'layer': selects a text-model layer, not one of the vision tower "
+                                   "(--tower vision)", source));
+    return parse_vision_spec(root, source);
+  }
   if (!options.tower.empty() && options.tower != "text")
     throw spec_error(fmt::format("--tower: '{}' is not text or vision", options.tower));
-  const text_model text = spec_setups::find_text_model(root, source);
+  text_model text = spec_setups::find_text_model(root, source);
   spec_setups::refuse_unread_rope_keys(root, text, source);
   if (const auto uses_rope = f::boolean(*text.config, source, text.prefix, "rotary"); uses_rope == false)
     f::fail(source, f::path(text.prefix, "rotary"), json(false), "says the model has no rotary embedding");
-  const setup chosen = spec_setups::choose(spec_setups::find_setups(text, source), text,
-                                           chosen_layer_type(root, options, source), source);
-
   const std::string model_type = model_type_of(root, text, source);
   const spec_families::family* family = spec_families::find(model_type);
   refuse_other_families_keys(text, family, source);
 
+  // Which layers apply no RoPE, then the layer (or layer type) asked for: a layer picks its own
+  // layer type's setup, and one without RoPE is refused.
+  const layers_without_rope without = spec_setups::find_layers_without_rope(text, model_type, source);
+  std::string layer_type = chosen_layer_type(root, options, source);
+  const std::optional<std::int64_t> layer = chosen_layer(root, options, source);
+  if (layer) {
+    spec_setups::check_layer(without, *layer, source);
+    const std::string its_type = spec_setups::layer_type_of(text, *layer);
+    if (!layer_type.empty() && !its_type.empty() && layer_type != its_type)
+      f::fail(source, "layer_type", json(layer_type),
+              fmt::format("disagrees with layer {}'s type \"{}\" (layer_types)", *layer, its_type));
+    if (layer_type.empty()) layer_type = its_type;
+  }
+  spec_setups::refuse_rope_free_layer_type(without, text, layer_type, source);
+  const setup chosen = spec_setups::choose(spec_setups::find_setups(text, source), text, layer_type, source);
+
   rope_spec spec;
   spec.source = source;
+  spec.without_rope = without;
+  spec.layer = layer;
   spec.layer_type = chosen.layer_type;
   spec.head_dim = read_head_dim(text, family, source);
   // Gemma 4: full-attention layers are global_head_dim wide; sliding-window layers head_dim.

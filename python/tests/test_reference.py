@@ -113,3 +113,23 @@ def test_the_gil_is_released_while_the_reference_runs():
     assert elapsed > 0.2, "too small a workload to see the GIL"
     # Held for the whole computation, the GIL would stop this loop for about all of it.
     assert longest_gap < 0.5 * elapsed, (longest_gap, elapsed)
+
+
+def test_spec_records_the_layers_without_rope():
+    """Issue 16 §1: Llama 4's NoPE layers (no_rope_layers: 1 = RoPE, 0 = NoPE; else every 4th
+    layer, transformers Llama4TextConfig) are on the spec, and a NoPE layer is refused."""
+    listed = ropecheck.load_spec({"model_type": "llama4_text", "head_dim": 8, "rope_theta": 500000.0,
+                                  "num_hidden_layers": 6, "no_rope_layers": [1, 1, 0, 1, 0, 1]})
+    assert listed.layers_without_rope == [2, 4]
+    assert listed.layer is None
+    assert "layers without RoPE: 2, 4 (2 of 6 layers;" in listed.layers_without_rope_rule
+    assert "layers without RoPE" in repr(listed)
+    periodic = ropecheck.load_spec({"model_type": "llama4_text", "head_dim": 8, "rope_theta": 500000.0,
+                                    "num_hidden_layers": 8, "layer": 5})
+    assert periodic.layers_without_rope == [3, 7]
+    assert periodic.layer == 5
+    with pytest.raises(ropecheck.SpecError, match=r"field 'layer': 7 is a layer that applies no RoPE"):
+        ropecheck.load_spec({"model_type": "llama4_text", "head_dim": 8, "rope_theta": 500000.0,
+                             "num_hidden_layers": 8, "layer": 7})
+    plain = ropecheck.load_spec({"head_dim": 8})
+    assert plain.layers_without_rope == [] and plain.layers_without_rope_rule == "every layer applies RoPE"
