@@ -206,29 +206,32 @@ TEST(CurrentFormats, UnreadRopeKeysAreRefused) {
             "S.json: field 'rope_parameters.rope_theta': 500000.0 disagrees with rope_theta 10000");
 }
 
-// Gemma 4 31B (transformers 5.7): per-layer-type rope_parameters, proportional RoPE on full
-// attention, whose layers are global_head_dim (512) wide — not read yet, so refused by name;
-// the sliding-window layers (head_dim 256, default RoPE) read.
-TEST(CurrentFormats, Gemma4ProportionalFullAttentionIsRefusedSlidingReads) {
+// Gemma 4 31B (transformers 5.7): per-layer-type rope_parameters. Full attention: proportional
+// RoPE on global_head_dim (512) wide heads — Gemma4TextRotaryEmbedding passes
+// head_dim_key="global_head_dim" to the proportional init, whose int(0.25 · 512 // 2) = 64 pairs
+// rotate and the rest stay at angle 0 — base 1e6; sliding-window layers: default RoPE on
+// head_dim (256), base 1e4. Half-split pairs (modeling_gemma4.py rotate_half) in both.
+TEST(CurrentFormats, Gemma4FullAttentionReadsOnItsGlobalHeadWidth) {
   json gemma4 = load("gemma-4-31B-it.json");
-  EXPECT_EQ(error_of(gemma4, {"full_attention"}),
-            "S.json: field 'text_config.global_head_dim': 512 gives full-attention layers their own "
-            "head width, which ropecheck does not read yet");
-  gemma4["pairing"] = "half";  // gemma4_text is not in the family table yet
+  const rope_spec full = parse_spec(gemma4, "g", {"full_attention"});
+  EXPECT_EQ(full.head_dim, 512);
+  EXPECT_EQ(full.rotary_dim, 512);
+  EXPECT_EQ(full.pair, pairing::half_split);
+  EXPECT_EQ(type_of(full.scaling), scaling_type::proportional);
+  EXPECT_EQ(std::get<proportional_scaling>(full.scaling).rotated_pairs, 64);
+  EXPECT_EQ(full.base, 1000000.0);
   const rope_spec sliding = parse_spec(gemma4, "g", {"sliding_attention"});
   EXPECT_EQ(sliding.head_dim, 256);
   EXPECT_EQ(sliding.rotary_dim, 256);
   EXPECT_EQ(sliding.base, 10000.0);
   EXPECT_EQ(type_of(sliding.scaling), scaling_type::none);
-  // With the head width the full-attention layers use, their proportional RoPE reads as
-  // transformers computes it: 64 rotated pairs of a 512-wide head.
-  gemma4["text_config"]["head_dim"] = 512;
-  gemma4["text_config"].erase("global_head_dim");
-  const rope_spec full = parse_spec(gemma4, "g", {"full_attention"});
-  EXPECT_EQ(type_of(full.scaling), scaling_type::proportional);
-  EXPECT_EQ(full.rotary_dim, 512);
-  EXPECT_EQ(std::get<proportional_scaling>(full.scaling).rotated_pairs, 64);
-  EXPECT_EQ(full.base, 1000000.0);
+  // The width is read for the proportional init only, the one transformers hands it to: a
+  // full-attention layer with another rope type and its own width is refused, not guessed.
+  gemma4["text_config"]["rope_parameters"]["full_attention"] = {{"rope_type", "default"}, {"rope_theta", 1e6}};
+  EXPECT_EQ(error_of(gemma4, {"full_attention"}),
+            "S.json: field 'text_config.global_head_dim': 512 gives full-attention layers their own "
+            "head width, which ropecheck reads with proportional RoPE only (transformers' Gemma 4 init), "
+            "not rope_type \"default\"");
 }
 
 // Every rope_type of transformers' modeling_rope_utils (ROPE_INIT_FUNCTIONS plus "default")

@@ -12,7 +12,7 @@ namespace {
 constexpr pairing half = pairing::half_split;
 constexpr pairing adjacent = pairing::adjacent;
 
-const std::array<family, 32> families = {{
+const std::array<family, 33> families = {{
     {"llama", half, {}, false, "models/llama/modeling_llama.py rotate_half"},
     {"mistral", half, {}, false, "models/mistral/modeling_mistral.py rotate_half"},
     {"mixtral", half, {}, false, "models/mixtral/modeling_mixtral.py rotate_half"},
@@ -25,6 +25,9 @@ const std::array<family, 32> families = {{
     {"gemma", half, {}, false, "models/gemma/modeling_gemma.py rotate_half"},
     {"gemma2", half, {}, false, "models/gemma2/modeling_gemma2.py rotate_half"},
     {"gemma3_text", half, {}, false, "models/gemma3/modeling_gemma3.py rotate_half"},
+    {"gemma4_text", half, {}, false,
+     "models/gemma4/modeling_gemma4.py rotate_half over the layer's whole head (global_head_dim on "
+     "full-attention layers, whose proportional init leaves the pairs past its share at angle 0)"},
     {"phi3", half, {}, false, "models/phi3/modeling_phi3.py rotate_half (partial rotary)"},
     {"gpt_neox", half, {}, false, "models/gpt_neox/modeling_gpt_neox.py rotate_half (rotary_pct)"},
     {"gptj", adjacent, {}, false, "models/gptj/modeling_gptj.py rotate_every_two (rotary_dim)"},

@@ -80,6 +80,11 @@ TEST(ModelFamilies, RealConfigsReadWithTheirFamilysPairingAndDims) {
            // apply_multimodal_rotary_pos_emb, rotate_half on q[..., :rotary_dim]; rotary_dim =
            // head_dim * partial_rotary_factor (0.5 of 128).
            expected{"GLM-4.5V.json", "", 128, 64, 10000, half},
+           // gemma4_text: models/gemma4/modeling_gemma4.py rotate_half over the layer's head:
+           // global_head_dim 512 on full attention (proportional, 64 of 256 pairs at an angle),
+           // head_dim 256 on sliding attention.
+           expected{"gemma-4-31B-it.json", "full_attention", 512, 512, 1e6, half},
+           expected{"gemma-4-31B-it.json", "sliding_attention", 256, 256, 10000, half},
        }) {
     const rope_spec s = read_spec(configs + e.file, {e.layer_type});
     EXPECT_EQ(s.head_dim, e.head_dim) << e.file;

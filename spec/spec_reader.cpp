@@ -543,12 +543,20 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
   spec.layer = layer;
   spec.layer_type = chosen.layer_type;
   spec.head_dim = read_head_dim(text, family, source);
-  // Gemma 4: full-attention layers are global_head_dim wide; sliding-window layers head_dim.
-  if (const auto global = f::small_int(*text.config, source, text.prefix, "global_head_dim");
-      global && *global != spec.head_dim && chosen.layer_type != "sliding_attention")
-    f::fail(source, f::path(text.prefix, "global_head_dim"), json(*global),
-            "gives full-attention layers their own head width, which ropecheck does not read yet");
   const spec_scaling::kind& kind = read_kind(chosen, source);
+  // Gemma 4: full-attention layers are global_head_dim wide, sliding-window layers head_dim.
+  // transformers' Gemma4TextRotaryEmbedding hands global_head_dim to the proportional init
+  // (head_dim_key="global_head_dim"), the rope type Gemma 4's full attention uses; with any
+  // other rope type the width its init would take is not the layer's, so that is refused.
+  if (const auto global = f::small_int(*text.config, source, text.prefix, "global_head_dim");
+      global && *global != spec.head_dim && chosen.layer_type != "sliding_attention") {
+    if (kind.type != scaling_type::proportional)
+      f::fail(source, f::path(text.prefix, "global_head_dim"), json(*global),
+              fmt::format("gives full-attention layers their own head width, which ropecheck reads with "
+                          "proportional RoPE only (transformers' Gemma 4 init), not rope_type \"{}\"",
+                          kind.name));
+    spec.head_dim = static_cast<int>(*global);
+  }
   spec.base = read_base(chosen, text, model_type, source);
   spec.pair = read_pairing(root, text, model_type, family, source);
   const scaling_convention convention = read_own_keys(root, source, spec);
