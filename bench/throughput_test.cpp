@@ -36,13 +36,19 @@ TEST(stream_copy, copies_every_byte_whatever_the_length) {
   }
 }
 
-TEST(throughput_table, ratio_is_against_the_faster_copy) {
+// One quick pass: 16 KiB, 1 thread, one short repetition, no console report.
+throughput_options quick_options() {
   throughput_options options;
   options.sizes = {std::int64_t{16} << 10};
   options.threads = {1};
   options.min_seconds = 0.001;
   options.repetitions = 1;
   options.console = false;
+  return options;
+}
+
+TEST(throughput_table, ratio_is_against_the_faster_copy) {
+  const throughput_options options = quick_options();
   const auto rows = run_throughput_table(options);
   ASSERT_FALSE(rows.empty());
   for (const throughput_row& r : rows) {
@@ -58,12 +64,7 @@ TEST(throughput_table, ratio_is_against_the_faster_copy) {
 // An fp8 output scale measures the fp8 rows only (other dtypes refuse σ ≠ 1), each of them: a
 // kernel that refused the call would be left out, so the rows are counted.
 TEST(throughput_table, output_scale_measures_every_fp8_row) {
-  throughput_options options;
-  options.sizes = {std::int64_t{16} << 10};
-  options.threads = {1};
-  options.min_seconds = 0.001;
-  options.repetitions = 1;
-  options.console = false;
+  throughput_options options = quick_options();
   options.output_scale = 3.0f;
   std::size_t expected = 0;
   for (const fast::kernel_info& k : fast::kernel_registry())

@@ -85,18 +85,7 @@ int run_audit_command(audit_options o) {
 void add_audit_command(CLI::App& app, int& exit_status) {
   auto o = std::make_shared<audit_options>();
   CLI::App* cmd = app.add_subcommand("audit", "Check a third-party RoPE output against the reference");
-  cmd->add_option("--spec", o->inputs.spec, "RoPE spec (a Hugging Face config.json works)")->required();
-  cmd->add_option("--layer-type", o->inputs.layer_type,
-                  "the layer type whose RoPE to use, when the config has one per layer type "
-                  "(e.g. full_attention, sliding_attention)");
-  cmd->add_option("--layer", o->inputs.layer,
-                  "the layer (0-based) whose RoPE to use: refused when the config does not give "
-                  "num_hidden_layers, when it is past the last layer, or when that layer applies no "
-                  "RoPE (Llama 4's NoPE layers, Cohere2's full-attention layers)");
-  cmd->add_option("--tower", o->inputs.tower,
-                  "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
-                  "column); text (default): the text model's RoPE")
-      ->check(CLI::IsMember({"text", "vision"}));
+  add_spec_options(*cmd, o->inputs);
   cmd->add_option("--x", o->inputs.x, "input X (.npy or .safetensors)")->required();
   cmd->add_option("--pos", o->inputs.positions, "positions (.npy or .safetensors, int32/int64)")->required();
   cmd->add_option("--y", o->y, "the output to audit, same shape as X")->required();

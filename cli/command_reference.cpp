@@ -39,19 +39,7 @@ void add_reference_command(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<reference_options>();
   CLI::App* cmd = app.add_subcommand(
       "reference", "Apply the 256-bit reference RoPE to a tensor and write the result");
-  cmd->add_option("--spec", options->inputs.spec, "RoPE spec (a Hugging Face config.json works)")
-      ->required();
-  cmd->add_option("--layer-type", options->inputs.layer_type,
-                  "the layer type whose RoPE to use, when the config has one per layer type "
-                  "(e.g. full_attention, sliding_attention)");
-  cmd->add_option("--layer", options->inputs.layer,
-                  "the layer (0-based) whose RoPE to use: refused when the config does not give "
-                  "num_hidden_layers, when it is past the last layer, or when that layer applies no "
-                  "RoPE (Llama 4's NoPE layers, Cohere2's full-attention layers)");
-  cmd->add_option("--tower", options->inputs.tower,
-                  "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
-                  "column); text (default): the text model's RoPE")
-      ->check(CLI::IsMember({"text", "vision"}));
+  add_spec_options(*cmd, options->inputs);
   cmd->add_option("--x", options->inputs.x, "input X.npy: [tokens, heads, head_dim] or "
                                             "[batch, tokens, heads, head_dim]")
       ->required();

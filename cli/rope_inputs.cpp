@@ -2,6 +2,7 @@
 // (rope_inputs.h): shapes, dtypes and the positions the spec allows.
 #include "cli/rope_inputs.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -18,6 +19,21 @@
 #include "spec/spec_reader.h"
 
 namespace ropecheck::cli {
+
+void add_spec_options(CLI::App& cmd, rope_input_paths& inputs) {
+  cmd.add_option("--spec", inputs.spec, "RoPE spec (a Hugging Face config.json works)")->required();
+  cmd.add_option("--layer-type", inputs.layer_type,
+                 "the layer type whose RoPE to use, when the config has one per layer type "
+                 "(e.g. full_attention, sliding_attention)");
+  cmd.add_option("--layer", inputs.layer,
+                 "the layer (0-based) whose RoPE to use: refused when the config does not give "
+                 "num_hidden_layers, when it is past the last layer, or when that layer applies no "
+                 "RoPE (Llama 4's NoPE layers, Cohere2's full-attention layers)");
+  cmd.add_option("--tower", inputs.tower,
+                 "vision: the 2-D RoPE of the config's vision_config (positions [2, tokens]: row, "
+                 "column); text (default): the text model's RoPE")
+      ->check(CLI::IsMember({"text", "vision"}));
+}
 
 namespace {
 

@@ -18,6 +18,10 @@
 #include "numeric/dtype.h"
 #include "spec/rope_spec.h"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace ropecheck::cli {
 
 struct rope_input_paths {
@@ -32,6 +36,10 @@ struct rope_input_paths {
                                               // read_rope_inputs (cli/flag_values.h)
   std::string tower = {};                     // --tower: text (default) or vision
 };
+
+// --spec (required), --layer-type, --layer and --tower: how each tensor-taking subcommand
+// reads its spec, declared once.
+void add_spec_options(CLI::App& cmd, rope_input_paths& inputs);
 
 // --spec, --x and --pos, as the inputs no output may overwrite (io/output_paths.h).
 inline std::vector<flagged_path> input_paths(const rope_input_paths& paths) {

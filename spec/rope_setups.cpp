@@ -236,48 +236,56 @@ json derived_types(std::int64_t layers, std::int64_t period, std::string_view ev
   return types;
 }
 
-// Cohere2: modular_cohere2.py Cohere2Attention sets sliding_window only for layer_types[i] ==
-// "sliding_attention" (Cohere2Config derives layer_types from sliding_window_pattern, 4 by
-// default, as "sliding_attention" if (i + 1) % pattern else "full_attention"; older code read the
-// pattern directly), and applies apply_rotary_pos_emb only `if self.sliding_window is not None`.
-layers_without_rope cohere2_layers(text_model& text, std::string_view source) {
-  const std::int64_t layers = layer_count(text, source);
-  if (const json* types = layer_types_of(text, source))
-    return layers_of_type(text, *types, layers, "full_attention", source);
-  const auto pattern = f::small_int(*text.config, source, text.prefix, "sliding_window_pattern");
-  const std::int64_t every = pattern.value_or(4);
-  const std::string field = f::path(text.prefix, "sliding_window_pattern");
-  layers_without_rope w = every_nth(
-      every, layers, field,
-      fmt::format("every {}th layer is full attention and applies no RoPE ({} {}{})", every, field, every,
-                  pattern ? "" : ", transformers Cohere2Config's default"));
-  w.layer_type = "full_attention";
-  if (layers > 0) text.derived_layer_types = derived_types(layers, every, "full_attention", "sliding_attention");
-  return w;
-}
+// Families whose config classes derive layer_types from a period when the config lists none
+// (layer i is `every_nth` when (i + 1) % period == 0, else `other`), and whose layers of type
+// `rope_free` apply no RoPE. A family here is one entry; the rule is periodic_layers below.
+struct periodic_layer_types {
+  std::string_view model_type;
+  std::string_view period_key;
+  std::int64_t default_period;
+  std::string_view config_class;  // named when its default period is used
+  std::string_view every_nth;
+  std::string_view other;
+  std::string_view rope_free;
+};
+constexpr periodic_layer_types periodic_families[] = {
+    // Cohere2: modular_cohere2.py Cohere2Attention sets sliding_window only for layer_types[i] ==
+    // "sliding_attention" (Cohere2Config derives them from sliding_window_pattern, 4 by default;
+    // older code read the pattern directly) and applies apply_rotary_pos_emb only `if
+    // self.sliding_window is not None`.
+    {"cohere2", "sliding_window_pattern", 4, "Cohere2Config", "full_attention", "sliding_attention",
+     "full_attention"},
+    // Qwen3-Next: modular_qwen3_next.py Qwen3NextDecoderLayer runs Qwen3NextGatedDeltaNet, which
+    // takes no position_embeddings, on "linear_attention" layers; only "full_attention" layers
+    // (Qwen3NextAttention) rotate. Qwen3NextConfig derives layer_types from
+    // full_attention_interval, 4 by default.
+    {"qwen3_next", "full_attention_interval", 4, "Qwen3NextConfig", "full_attention", "linear_attention",
+     "linear_attention"},
+};
 
-// Qwen3-Next: modular_qwen3_next.py Qwen3NextDecoderLayer runs Qwen3NextGatedDeltaNet on
-// "linear_attention" layers, which takes no position_embeddings (no RoPE); only "full_attention"
-// layers (Qwen3NextAttention) rotate. Qwen3NextConfig derives layer_types when absent:
-// "linear_attention" if (i + 1) % full_attention_interval (default 4) else "full_attention".
-layers_without_rope qwen3_next_layers(text_model& text, std::string_view source) {
+layers_without_rope periodic_layers(text_model& text, const periodic_layer_types& p, std::string_view source) {
   const std::int64_t layers = layer_count(text, source);
   if (const json* types = layer_types_of(text, source))
-    return layers_of_type(text, *types, layers, "linear_attention", source);
-  const auto interval = f::small_int(*text.config, source, text.prefix, "full_attention_interval");
-  const std::int64_t every = interval.value_or(4);
-  const std::string field = f::path(text.prefix, "full_attention_interval");
+    return layers_of_type(text, *types, layers, p.rope_free, source);
+  const auto given = f::small_int(*text.config, source, text.prefix, p.period_key);
+  const std::int64_t every = given.value_or(p.default_period);
+  const std::string field = f::path(text.prefix, p.period_key);
+  const std::string rule =
+      fmt::format("{} layers apply no RoPE: every {}th layer is {}, the others {} ({} {}{})", p.rope_free, every,
+                  p.every_nth, p.other, field, every,
+                  given ? "" : fmt::format(", transformers {}'s default", p.config_class));
   layers_without_rope w;
-  w.rule = fmt::format("linear_attention layers apply no RoPE: all but every {}th ({} {}{})", every, field, every,
-                       interval ? "" : ", transformers Qwen3NextConfig's default");
-  w.field = f::path(text.prefix, "layer_types");
-  w.layer_type = "linear_attention";
-  w.layers = layers;
-  if (layers > 0) {
-    text.derived_layer_types = derived_types(layers, every, "full_attention", "linear_attention");
+  if (p.rope_free == p.every_nth) {  // the periodic layers are the ones without RoPE
+    w = every_nth(every, layers, field, rule);
+  } else {  // all but the periodic ones
+    w.rule = rule;
+    w.field = f::path(text.prefix, "layer_types");
+    w.layers = layers;
     for (std::int64_t i = 0; i < layers; ++i)
       if ((i + 1) % every != 0) w.indices.push_back(i);
   }
+  w.layer_type = std::string(p.rope_free);
+  if (layers > 0) text.derived_layer_types = derived_types(layers, every, p.every_nth, p.other);
   return w;
 }
 
@@ -286,8 +294,8 @@ layers_without_rope qwen3_next_layers(text_model& text, std::string_view source)
 layers_without_rope find_layers_without_rope(text_model& text, std::string_view model_type,
                                              std::string_view source) {
   if (model_type == "llama4_text" || model_type == "llama4") return llama4_layers(text, source);
-  if (model_type == "cohere2") return cohere2_layers(text, source);
-  if (model_type == "qwen3_next") return qwen3_next_layers(text, source);
+  for (const periodic_layer_types& p : periodic_families)
+    if (model_type == p.model_type) return periodic_layers(text, p, source);
   // Every layer rotates; the layer count still bounds --layer (layer_types has one entry a layer).
   layers_without_rope every_layer;
   every_layer.layers = layer_count(text, source);
