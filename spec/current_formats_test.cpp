@@ -9,27 +9,13 @@
 
 #include "spec/scaling_readers.h"
 #include "spec/spec_reader.h"
+#include "spec/spec_test_support.h"
 
 namespace ropecheck {
 namespace {
 
 using nlohmann::json;
-
-const std::string configs = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
-
-json load(const std::string& file) {
-  std::ifstream in(configs + file);
-  return json::parse(in);
-}
-
-std::string error_of(const json& config, const spec_options& options = {}) {
-  try {
-    parse_spec(config, "S.json", options);
-  } catch (const spec_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using namespace spec_testing;
 
 // The example: a Llama 3.1 config in the current format reads exactly as its older
 // rope_scaling spelling (the reader once ignored rope_parameters and used base 10000).

@@ -14,30 +14,19 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/spec_reader.h"
+#include "spec/spec_test_support.h"
 
 namespace ropecheck {
 namespace {
 
 using nlohmann::json;
-
-const std::string configs = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
-
-json load(const std::string& file) { return json::parse(std::ifstream(configs + file)); }
+using namespace spec_testing;
 
 spec_options at_layer(std::int64_t layer, std::string layer_type = "") {
   spec_options o;
   o.layer = layer;
   o.layer_type = std::move(layer_type);
   return o;
-}
-
-std::string error_of(const json& config, const spec_options& options = {}) {
-  try {
-    parse_spec(config, "S.json", options);
-  } catch (const spec_error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

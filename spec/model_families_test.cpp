@@ -10,24 +10,13 @@
 
 #include "spec/model_families.h"
 #include "spec/spec_reader.h"
+#include "spec/spec_test_support.h"
 
 namespace ropecheck {
 namespace {
 
 using nlohmann::json;
-
-const std::string configs = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
-
-json load(const std::string& file) { return json::parse(std::ifstream(configs + file)); }
-
-std::string error_of(const json& config) {
-  try {
-    parse_spec(config, "S.json");
-  } catch (const spec_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using namespace spec_testing;
 
 struct expected {
   const char* file;

@@ -11,25 +11,18 @@
 
 #include "spec/scaling_readers.h"
 #include "spec/spec_reader.h"
+#include "spec/spec_test_support.h"
 
 namespace ropecheck {
 namespace {
 
 using nlohmann::json;
+using namespace spec_testing;
 
 json config_with(json scaling, json extra = json::object()) {
   json c = {{"head_dim", 8}, {"max_position_embeddings", 131072}, {"rope_scaling", std::move(scaling)}};
   c.update(extra);
   return c;
-}
-
-std::string error_of(const json& config) {
-  try {
-    parse_spec(config, "S.json");
-  } catch (const spec_error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 const json long_factor = {1.0, 2.0, 3.0, 4.0};

@@ -6,20 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/spec_reader.h"
+#include "spec/spec_test_support.h"
 
 namespace ropecheck {
 namespace {
 
 using nlohmann::json;
-
-std::string error_of(const json& config) {
-  try {
-    parse_spec(config, "S.json");
-  } catch (const spec_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using namespace spec_testing;
 
 TEST(SpecReader, ReadsTheRealModelConfigs) {
   const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
