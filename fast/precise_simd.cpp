@@ -358,25 +358,11 @@ bool can_stream(const rotation_chunk& chunk) {
          (chunk.output_head_stride * element) % store_bytes == 0 && rotated % step == 0;
 }
 
-template <class element>
-HWY_INLINE void prefetch_row(const rotation_chunk& chunk, std::int64_t token, std::int64_t head) {
-  if (token >= chunk.tokens) return;
-  const auto* row = reinterpret_cast<const char*>(reinterpret_cast<const element*>(chunk.input) +
-                                                  token * chunk.input_token_stride +
-                                                  head * chunk.input_head_stride);
-  const std::int64_t row_bytes = chunk.head_dim * static_cast<std::int64_t>(sizeof(element));
-  for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(row + b);
-}
-
 template <bool kStream, class IO>
 void rotate_chunk_typed(const rotation_chunk& chunk, const IO& io) {
   using element = typename IO::element;
   const bool adjacent = chunk.pair == pairing::adjacent;
-  // Prefetch about 4 KiB of rows ahead, as rotation_simd.cpp (half-split's access order).
-  const std::int64_t row_bytes = chunk.head_dim * static_cast<std::int64_t>(sizeof(element));
-  const std::int64_t rows_ahead = std::max<std::int64_t>(1, 4096 / row_bytes);
-  std::int64_t ahead_token = rows_ahead / chunk.heads;
-  std::int64_t ahead_head = rows_ahead % chunk.heads;
+  input_prefetcher prefetcher(chunk, static_cast<std::int64_t>(sizeof(element)));
   auto buffer = hwy::AllocateAligned<double>(static_cast<std::size_t>(4 * chunk.pairs));
   const double* c = nullptr;
   const double* s = nullptr;
@@ -389,11 +375,7 @@ void rotate_chunk_typed(const rotation_chunk& chunk, const IO& io) {
                        t * chunk.input_token_stride + h * chunk.input_head_stride;
       auto* out = reinterpret_cast<element*>(chunk.output) + t * chunk.output_token_stride +
                   h * chunk.output_head_stride;
-      prefetch_row<element>(chunk, ahead_token, ahead_head);
-      if (++ahead_head == chunk.heads) {
-        ahead_head = 0;
-        ++ahead_token;
-      }
+      prefetcher.next_row();
       if (adjacent) {
         rotate_adjacent<kStream>(io, c, s, vector_pairs, in, out);
       } else {

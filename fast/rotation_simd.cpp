@@ -369,17 +369,6 @@ bool can_stream(const rotation_chunk& chunk) {
          (chunk.output_head_stride * element) % store_bytes == 0 && rotated % step_elements == 0;
 }
 
-// Prefetches row (token, head) of the input if the tensor has it (chunk.prefetch_tokens).
-template <class element>
-HWY_INLINE void prefetch_row(const rotation_chunk& chunk, std::int64_t token, std::int64_t head) {
-  if (token >= chunk.prefetch_tokens) return;
-  const auto* row = reinterpret_cast<const char*>(reinterpret_cast<const element*>(chunk.input) +
-                                                  token * chunk.input_token_stride +
-                                                  head * chunk.input_head_stride);
-  const std::int64_t row_bytes = chunk.head_dim * static_cast<std::int64_t>(sizeof(element));
-  for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(row + b);
-}
-
 template <class IO, bool kStream, class PairIO>
 void rotate_chunk_typed(const rotation_chunk& chunk, const PairIO& io) {
   using element = typename IO::element;
@@ -396,15 +385,7 @@ void rotate_chunk_typed(const rotation_chunk& chunk, const PairIO& io) {
   const auto negate_even = hn::BitCast(d, hn::Load(du, even_sign));
   const bool adjacent = chunk.pair == pairing::adjacent;
 
-  // Software prefetch about 4 KiB of rows ahead, for large tensors only (chunk.prefetch). The
-  // hardware prefetchers lose track of half-split's access order (lines 0, 4, 1, 5, ... of a
-  // row) and it ran 30% below adjacent on a 64 MiB tensor without this; with it both pairings
-  // stream at the same rate. On cache-resident tensors the prefetches only cost load slots
-  // (16 KiB float32: 0.39 -> 0.33 cycles per pair without them).
-  const std::int64_t row_bytes = chunk.head_dim * static_cast<std::int64_t>(sizeof(element));
-  const std::int64_t rows_ahead = std::max<std::int64_t>(1, 4096 / row_bytes);
-  std::int64_t ahead_token = rows_ahead / chunk.heads;
-  std::int64_t ahead_head = rows_ahead % chunk.heads;
+  input_prefetcher prefetcher(chunk, static_cast<std::int64_t>(sizeof(element)));
 
   using pair_io = PairIO;
   // The prepared row: on the stack up to 256 pairs (rotary_dim 512), which a call on a few
@@ -441,11 +422,7 @@ void rotate_chunk_typed(const rotation_chunk& chunk, const PairIO& io) {
       continue;
     }
     for (std::int64_t h = 0; h < chunk.heads; ++h) {
-      if (chunk.prefetch) prefetch_row<element>(chunk, ahead_token, ahead_head);
-      if (++ahead_head == chunk.heads) {
-        ahead_head = 0;
-        ++ahead_token;
-      }
+      prefetcher.next_row();
       if (adjacent) {
         rotate_adjacent<kStream>(io, row, in, out);
       } else {
