@@ -164,19 +164,20 @@ bool extent_elements(std::int64_t tokens, std::int64_t heads, std::int64_t token
 
 status check_tensor(const rope_call& call, const rope_tensor& t, const char* name,
                     byte_range& input_range, byte_range& output_range) {
-  const std::string n = name;
-  if (t.heads < 0) return invalid(n + ".heads is negative (" + std::to_string(t.heads) + ")");
+  // Built only for a message: a valid call (the hot path of small calls) makes no string.
+  const auto n = [name] { return std::string(name); };
+  if (t.heads < 0) return invalid(n() + ".heads is negative (" + std::to_string(t.heads) + ")");
   if (t.heads == 0 || call.tokens == 0) return status::success();
-  if (t.input == nullptr) return invalid(n + ".input is null");
-  if (t.output == nullptr) return invalid(n + ".output is null");
+  if (t.input == nullptr) return invalid(n() + ".input is null");
+  if (t.output == nullptr) return invalid(n() + ".output is null");
   if (t.input_token_stride < 0 || t.input_head_stride < 0 || t.output_token_stride < 0 ||
       t.output_head_stride < 0) {
-    return invalid(n + " has a negative stride");
+    return invalid(n() + " has a negative stride");
   }
   const std::size_t element = size_of(call.storage);
   if (reinterpret_cast<std::uintptr_t>(t.input) % element != 0 ||
       reinterpret_cast<std::uintptr_t>(t.output) % element != 0) {
-    return invalid(n + " input/output pointer is not aligned to its " +
+    return invalid(n() + " input/output pointer is not aligned to its " +
                    std::to_string(element) + "-byte elements");
   }
   std::int64_t in_extent = 0;
@@ -185,7 +186,7 @@ status check_tensor(const rope_call& call, const rope_tensor& t, const char* nam
                        call.head_dim, in_extent) ||
       !extent_elements(call.tokens, t.heads, t.output_token_stride, t.output_head_stride,
                        call.head_dim, out_extent)) {
-    return invalid(n + " strides/sizes overflow the address range");
+    return invalid(n() + " strides/sizes overflow the address range");
   }
   input_range = {reinterpret_cast<std::uintptr_t>(t.input),
                  reinterpret_cast<std::uintptr_t>(t.input) +
@@ -194,17 +195,17 @@ status check_tensor(const rope_call& call, const rope_tensor& t, const char* nam
                   reinterpret_cast<std::uintptr_t>(t.output) +
                       static_cast<std::uintptr_t>(out_extent) * element};
   if (input_range.end < input_range.begin || output_range.end < output_range.begin) {
-    return invalid(n + " extends past the end of the address space");
+    return invalid(n() + " extends past the end of the address space");
   }
   if (lattice_rows_overlap(0, 0, call.tokens - 1, t.output_token_stride, -(t.heads - 1),
                            t.heads - 1, t.output_head_stride, call.head_dim, true)) {
-    return invalid(n + " output strides alias: two (token, head) rows overlap (token_stride " +
+    return invalid(n() + " output strides alias: two (token, head) rows overlap (token_stride " +
                    std::to_string(t.output_token_stride) + ", head_stride " +
                    std::to_string(t.output_head_stride) + ", head_dim " +
                    std::to_string(call.head_dim) + ")");
   }
   if (!is_in_place(t) && input_range.intersects(output_range)) {
-    return invalid(n + " output overlaps its input without being exactly in place "
+    return invalid(n() + " output overlaps its input without being exactly in place "
                        "(in place needs output == input and equal strides)");
   }
   return status::success();
