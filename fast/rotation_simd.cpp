@@ -260,8 +260,9 @@ HWY_INLINE prepared_row prepare_row(const float* cos_sin, std::int64_t pairs, bo
   const float_tag d;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
   if (!adjacent && !inverse && !PairIO::splits_pairs) {
-    // Forward half-split in element order: the token's row is already what the loop reads (a
-    // copy would be a serial pass per token, on a one-token call a tenth of its time).
+    // Forward half-split in element order: the token's row is already what the loop reads, so
+    // it is read as it is rather than copied once per token (precise_simd.cpp's arrange_row
+    // does the same).
     return {cos_sin, cos_sin + pairs, pairs - pairs % (2 * lanes)};
   }
   float* c = buffer;
