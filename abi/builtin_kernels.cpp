@@ -73,14 +73,16 @@ int apply_builtin(const ropecheck_rope_call* call) {
       (c.position_streams > 1 && c.position_stream_stride < 0))
     return fail(call, ROPECHECK_STATUS_INVALID_ARGUMENT,
                 "position_streams out of range, or a negative position_stream_stride");
-  std::int64_t max_position = 0;
+  // Angles for this call's positions: a cache kernel's table has rows for them only when they
+  // are sparse (rope_angles::prepare_for), never one sized by the largest.
+  std::vector<std::int64_t> positions;
+  positions.reserve(static_cast<std::size_t>(c.position_streams * call->tokens));
   for (std::int32_t s = 0; s < c.position_streams; ++s)
-    for (std::int64_t t = 0; t < call->tokens; ++t)
-      max_position = std::max(max_position, fast::position_at(c, t, s) + 1);
+    for (std::int64_t t = 0; t < call->tokens; ++t) positions.push_back(fast::position_at(c, t, s));
   fast::rope_frequencies frequencies{
       std::vector<double>(call->inverse_frequencies, call->inverse_frequencies + call->rotary_dim / 2),
       call->attention_factor};
-  const auto angles = kernel.prepare(frequencies, max_position);
+  const auto angles = kernel.prepare_for(frequencies, positions);
   fast::status s = angles.ok() ? kernel.apply(c, *angles.value) : angles.state;
   if (s.ok()) return ROPECHECK_STATUS_OK;
   const int code = s.code == fast::status_code::out_of_range  ? ROPECHECK_STATUS_OUT_OF_RANGE

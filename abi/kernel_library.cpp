@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdio>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <string_view>
 
+#include "abi/kernel_worker.h"
 #include "io/file_bytes.h"
 #include "io/io_error.h"
 #include "ropecheck/kernel_abi.h"
@@ -62,20 +65,28 @@ fast::status_code status_code_of(int status) {
 
 }  // namespace
 
-// What a wrapped kernel's context points at: its descriptor and the ABI version its library
-// speaks (calls are laid out for that version).
+// What a wrapped kernel's context points at: its descriptor (in process) or its index in the
+// worker's listing, the ABI version its library speaks (calls are laid out for that version),
+// and its library.
 struct abi_kernel {
-  const ropecheck_kernel* kernel = nullptr;
+  const ropecheck_kernel* kernel = nullptr;  // in process only
   std::uint32_t abi_version = ROPECHECK_KERNEL_ABI_VERSION;
+  kernel_library::loaded* library = nullptr;
+  std::size_t index = 0;
+  std::string name;
 };
 
 struct kernel_library::loaded {
   std::string path;
-  void* handle = nullptr;
+  void* handle = nullptr;                      // in process
+  std::unique_ptr<kernel_worker> worker;       // isolated
   std::vector<abi_kernel> kernels;             // sized once: kernel_info contexts point in
   std::vector<std::vector<dtype>> dtypes;      // one per kernel, stable for kernel_info's spans
   std::vector<std::vector<pairing>> pairings;
+  std::vector<std::optional<kernel_death>> deaths;  // per kernel: what ended its worker
+  kernel_listing listing;                      // names and descriptions the infos view
   ~loaded() {
+    worker.reset();
     if (handle != nullptr) dlclose(handle);
   }
 };
@@ -83,17 +94,17 @@ struct kernel_library::loaded {
 fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
                              const fast::rope_angles& angles) {
   const auto& wrapped = *static_cast<const abi_kernel*>(context);
-  const ropecheck_kernel* kernel = wrapped.kernel;
+  const std::string& name = wrapped.name;
   if (wrapped.abi_version < 2 && call.position_streams != 1)
     return fast::status::error(fast::status_code::unsupported,
                                fmt::format("{}: its library speaks kernel ABI v1, which has one "
                                            "position stream per call ({} given)",
-                                           kernel->name, call.position_streams));
+                                           name, call.position_streams));
   if (wrapped.abi_version < 2 && call.output_scale != 1.0f)
     return fast::status::error(fast::status_code::unsupported,
                                fmt::format("{}: its library speaks kernel ABI v1, which has no "
                                            "output_scale ({} given)",
-                                           kernel->name, call.output_scale));
+                                           name, call.output_scale));
   std::array<char, 512> message{};
   const auto& frequencies = angles.frequencies();
   if (static_cast<std::int64_t>(frequencies.inverse_frequencies.size()) * 2 != call.rotary_dim &&
@@ -121,14 +132,69 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
       call.position_stream_stride,
       call.pair_streams,
       call.output_scale};
-  const int status = kernel->apply(&abi_call);
+  int status = ROPECHECK_STATUS_OK;
+  if (kernel_library::loaded* library = wrapped.library; library->worker) {
+    auto& death = library->deaths[wrapped.index];
+    if (death)  // the run of this kernel is over: every later call is refused at once
+      return fast::status::error(fast::status_code::invalid_argument,
+                                 fmt::format("{}: its process ended earlier in this run ({}: {})", name,
+                                             death->verdict, death->cause));
+    worker_answer answer = library->worker->call(wrapped.index, abi_call, frequencies.inverse_frequencies.size());
+    if (answer.death) {
+      death = std::move(answer.death);
+      return fast::status::error(fast::status_code::invalid_argument, fmt::format("{}: {}", name, answer.message));
+    }
+    status = answer.status;
+    std::snprintf(message.data(), message.size(), "%s", answer.message.c_str());
+  } else {
+    status = wrapped.kernel->apply(&abi_call);
+  }
   if (status == ROPECHECK_STATUS_OK) return fast::status::success();
   message.back() = '\0';
-  return fast::status::error(status_code_of(status),
-                             fmt::format("{}: {}", kernel->name, message.data()));
+  return fast::status::error(status_code_of(status), fmt::format("{}: {}", name, message.data()));
 }
 
-kernel_library kernel_library::load(const std::filesystem::path& path) {
+namespace {
+
+// The library's own table, in process, as the worker would list it.
+kernel_listing list_in_process(kernel_library::loaded& state, const std::string& where,
+                               std::vector<const ropecheck_kernel*>& table) {
+  state.handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (state.handle == nullptr)
+    throw kernel_library_error(fmt::format("{}: cannot load the kernel library: {}", state.path, dlerror()));
+  auto* list = reinterpret_cast<ropecheck_kernels_fn>(dlsym(state.handle, ROPECHECK_KERNELS_SYMBOL));
+  if (list == nullptr)
+    throw kernel_library_error(fmt::format("{}: symbol '{}': not exported (see ropecheck/kernel_abi.h)",
+                                           state.path, ROPECHECK_KERNELS_SYMBOL));
+  kernel_listing listing;
+  std::size_t count = 0;
+  listing.abi_version = ROPECHECK_KERNEL_ABI_VERSION;
+  const ropecheck_kernel* kernels = list(listing.abi_version, &count);
+  if (kernels == nullptr || count == 0) {  // a library built for v1 still loads (single stream)
+    count = 0;
+    listing.abi_version = ROPECHECK_KERNEL_ABI_VERSION_1;
+    kernels = list(listing.abi_version, &count);
+  }
+  if (kernels == nullptr || count == 0)
+    throw kernel_library_error(fmt::format("{}: {}(abi_version {} or {}): returned no kernels",
+                                           state.path, ROPECHECK_KERNELS_SYMBOL,
+                                           ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_1));
+  if (count > max_listed_kernels)
+    throw kernel_library_error(fmt::format("{}: {}: reports {} kernels, more than the {} a library may list",
+                                           state.path, ROPECHECK_KERNELS_SYMBOL, count, max_listed_kernels));
+  for (std::size_t i = 0; i < count; ++i) {
+    const ropecheck_kernel& k = kernels[i];
+    listing.kernels.push_back({k.name != nullptr, k.name != nullptr ? k.name : "",
+                               k.description != nullptr ? k.description : "", k.dtypes, k.pairings,
+                               k.apply != nullptr});
+    table.push_back(&k);
+  }
+  return listing;
+}
+
+}  // namespace
+
+kernel_library kernel_library::load(const std::filesystem::path& path, const isolation& how) {
   auto state = std::make_shared<loaded>();
   state->path = path.string();
   // dlopen would block on a FIFO or read a device; io_error names the file and what it is.
@@ -143,35 +209,28 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
   }
   // A bare file name would make dlopen search the system paths: always pass a path.
   const std::string where = path.has_parent_path() ? path.string() : "./" + path.string();
-  state->handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (state->handle == nullptr)
-    throw kernel_library_error(fmt::format("{}: cannot load the kernel library: {}", state->path, dlerror()));
-  auto* list = reinterpret_cast<ropecheck_kernels_fn>(dlsym(state->handle, ROPECHECK_KERNELS_SYMBOL));
-  if (list == nullptr)
-    throw kernel_library_error(fmt::format("{}: symbol '{}': not exported (see ropecheck/kernel_abi.h)",
-                                           state->path, ROPECHECK_KERNELS_SYMBOL));
-  std::size_t count = 0;
-  std::uint32_t version = ROPECHECK_KERNEL_ABI_VERSION;
-  const ropecheck_kernel* kernels = list(version, &count);
-  if (kernels == nullptr || count == 0) {  // a library built for v1 still loads (single stream)
-    count = 0;
-    version = ROPECHECK_KERNEL_ABI_VERSION_1;
-    kernels = list(version, &count);
+  std::vector<const ropecheck_kernel*> table;
+  kernel_listing listing;
+  if (how.isolate) {
+    state->worker = std::make_unique<kernel_worker>(where, how.timeout_seconds);
+    listing = state->worker->listing();
+  } else {
+    listing = list_in_process(*state, where, table);
   }
-  if (kernels == nullptr || count == 0)
-    throw kernel_library_error(fmt::format("{}: {}(abi_version {} or {}): returned no kernels",
-                                           state->path, ROPECHECK_KERNELS_SYMBOL,
-                                           ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_1));
+  const std::size_t count = listing.kernels.size();
+  const std::uint32_t version = listing.abi_version;
   kernel_library library;
   std::set<std::string_view> names;
   state->dtypes.resize(count);
   state->pairings.resize(count);
   state->kernels.resize(count);
+  state->deaths.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
-    const ropecheck_kernel& k = kernels[i];
-    if (k.name == nullptr || k.apply == nullptr)
+    const listed_kernel& k = listing.kernels[i];
+    if (!k.has_name || !k.has_apply)
       throw kernel_library_error(fmt::format("{}: kernel [{}]: null name or apply function", state->path, i));
-    const std::string_view name(k.name);
+    state->kernels[i] = {how.isolate ? nullptr : table[i], version, state.get(), i, k.name};
+    const std::string_view name(state->kernels[i].name);
     if (!is_valid_kernel_name(name))
       throw kernel_library_error(fmt::format(
           "{}: kernel [{}]: field 'name': not 1 to {} characters of [A-Za-z0-9_.-] (kernel_abi.h) '{}'",
@@ -189,12 +248,11 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
     if (state->dtypes[i].empty() || state->pairings[i].empty())
       throw kernel_library_error(fmt::format("{}: kernel '{}': field 'dtypes'/'pairings': {:#x}/{:#x} "
                                              "names no storage dtype or no pairing",
-                                             state->path, k.name, k.dtypes, k.pairings));
-    state->kernels[i] = {&k, version};
+                                             state->path, name, k.dtypes, k.pairings));
     // Designated, so that a field added to kernel_info cannot shift these into the wrong one
     // (a positional `version >= 2` once landed in rounds_once).
-    library.infos_.push_back({.name = k.name,
-                              .description = k.description != nullptr ? k.description : "",
+    library.infos_.push_back({.name = state->kernels[i].name,
+                              .description = k.description,
                               .strategy = fast::angle_strategy::on_the_fly,
                               .dtypes = state->dtypes[i],
                               .pairings = state->pairings[i],
@@ -204,8 +262,34 @@ kernel_library kernel_library::load(const std::filesystem::path& path) {
                               .multi_stream = version >= 2,
                               .takes_output_scale = version >= 2});
   }
+  // The descriptions live in the listing: keep it.
+  state->listing = std::move(listing);
+  for (std::size_t i = 0; i < count; ++i) library.infos_[i].description = state->listing.kernels[i].description;
   library.state_ = std::move(state);
   return library;
+}
+
+worker_answer kernel_library::call_raw(std::string_view kernel, const ropecheck_rope_call& call,
+                                      std::size_t pairs) const {
+  for (std::size_t i = 0; i < state_->kernels.size(); ++i) {
+    const abi_kernel& k = state_->kernels[i];
+    if (k.name != kernel) continue;
+    if (state_->worker) return state_->worker->call(i, call, pairs);
+    worker_answer answer;
+    answer.status = k.kernel->apply(&call);
+    if (call.message != nullptr && call.message_capacity > 0) {
+      call.message[call.message_capacity - 1] = '\0';
+      answer.message = call.message;
+    }
+    return answer;
+  }
+  throw kernel_library_error(fmt::format("{}: has no kernel named '{}'", state_->path, printable(kernel)));
+}
+
+std::optional<kernel_death> kernel_library::death_of(std::string_view kernel) const {
+  for (std::size_t i = 0; i < state_->kernels.size(); ++i)
+    if (state_->kernels[i].name == kernel) return state_->deaths[i];
+  return std::nullopt;
 }
 
 }  // namespace ropecheck::abi

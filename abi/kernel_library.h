@@ -5,11 +5,14 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "abi/kernel_worker.h"
 #include "fast/kernels.h"
 
 namespace ropecheck::abi {
@@ -19,18 +22,36 @@ class kernel_library_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where a library's kernels run: in a worker process (kernel_worker.h), each call bounded by
+// `timeout_seconds` (0: none), or in ropecheck's own process (`--isolate never`, for gdb).
+struct isolation {
+  bool isolate = true;
+  double timeout_seconds = 60;
+};
+
 class kernel_library {
  public:
-  // dlopen()s `path` and asks it for its kernels. Throws kernel_library_error naming the file
-  // and what is wrong (cannot load, no ropecheck_kernels symbol, ABI version refused, a
-  // descriptor with a null name or function, unknown dtype or pairing bits). A library that
-  // serves only ABI v1 loads too; its kernels have multi_stream false.
-  static kernel_library load(const std::filesystem::path& path);
+  // dlopen()s `path` (in a worker, unless `how` says in process) and asks it for its kernels.
+  // Throws kernel_library_error naming the file and what is wrong (cannot load, no
+  // ropecheck_kernels symbol, ABI version refused, more than max_listed_kernels, a descriptor
+  // with a null name or function, unknown dtype or pairing bits, a library that ends its worker
+  // while loading). A library that serves only ABI v1 loads too; its kernels have multi_stream
+  // false.
+  static kernel_library load(const std::filesystem::path& path, const isolation& how = {});
 
   std::span<const fast::kernel_info> kernels() const { return infos_; }
 
+  // What ended the worker while `kernel` ran (crashed, timed_out), if anything did: every later
+  // call of that kernel is refused at once, and the gate gives it that verdict.
+  std::optional<kernel_death> death_of(std::string_view kernel) const;
+
+  // Calls `kernel` on a C-ABI call as it stands (a replayed case file, abi_case.h): in its
+  // worker, or in this process with isolation off. Throws kernel_library_error for an unknown name.
+  worker_answer call_raw(std::string_view kernel, const ropecheck_rope_call& call, std::size_t pairs) const;
+
+  struct loaded;  // internal (kernel_library.cpp)
+
  private:
-  struct loaded;
   std::shared_ptr<loaded> state_;  // keeps the library mapped while any copy lives
   std::vector<fast::kernel_info> infos_;
 };

@@ -3,6 +3,7 @@
 #include "audit/audit.h"
 
 #include "audit/diagnosis.h"
+#include "audit/judgeable.h"
 #include "audit/judging_loop.h"
 
 namespace ropecheck::audit {
@@ -18,6 +19,7 @@ reports::audit_report run_audit(const audit_input& input,
   r.y = input.y_file;
   const reference::double_tier tier(input.spec, input.stream_positions.empty() ? input.positions
                                                                               : input.stream_positions);
+  check_judgeable(input, tier.inverse_frequencies());
   sample_collector sampled(static_cast<std::int64_t>(input.positions.size()), input.heads);
   judge_every_output(input, tier, r, sampled, progress);
   diagnose(input, tier, sampled.result, r);

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -26,6 +27,10 @@
 
 namespace ropecheck::audit {
 namespace {
+
+// The base written when the data cannot decide it (every pair at frequency index 0): the
+// usual default; any base gives those pairs the same frequency.
+constexpr double nominal_base = 10000;
 
 double wrap(double a) {  // into (−π, π]
   a = std::remainder(a, 2 * std::numbers::pi);
@@ -163,6 +168,22 @@ identification identify(const identify_input& in) {
   if (vectors.empty())
     throw io_error(in.y_file, "values", "has no head vector where X and Y are both finite", "all",
                    "nothing to identify from");
+  // Data that cannot decide the convention is refused here, naming the file and why, rather
+  // than fitted into a spec with no meaning (a base of 0/0).
+  const auto every_vector = [&](const auto& holds) { return std::all_of(vectors.begin(), vectors.end(), holds); };
+  if (every_vector([](const vector_pair& v) { return std::all_of(v.x.begin(), v.x.end(), [](double e) { return e == 0; }); }))
+    throw io_error(in.x_file, "values", "are all zero", "0", "no angle can be read: any rotation of zero is zero");
+  if (every_vector([](const vector_pair& v) {
+        for (std::size_t i = 0; i < v.x.size(); ++i)
+          if (v.y[i] != -v.x[i]) return false;
+        return true;
+      }))
+    throw io_error(in.y_file, "values", "are -X: every pair is turned by pi at every position", "Y = -X",
+                   "no angle changes with the position, so no frequency can be read");
+  // Every threshold on a norm is relative to X's scale: a subnormal X is read like any other.
+  double x_scale = 0;
+  for (const auto& v : vectors)
+    for (const double e : v.x) x_scale = std::max(x_scale, std::fabs(e));
 
   // Pass-through dims: the tail where Y is X bit for bit in every sampled vector.
   int rotary = d;
@@ -193,13 +214,16 @@ identification identify(const identify_input& in) {
       for (int j = 0; j < pairs; ++j) {
         const auto [a, b] = pair_of(p, rotary, j);
         const double xn = v.x[a] * v.x[a] + v.x[b] * v.x[b];
-        if (xn > 1e-6) ratios.push_back((v.y[a] * v.y[a] + v.y[b] * v.y[b]) / xn);
+        if (xn > 1e-6 * x_scale * x_scale) ratios.push_back((v.y[a] * v.y[a] + v.y[b] * v.y[b]) / xn);
       }
     const double m = median(ratios);
     const auto agree = std::count_if(ratios.begin(), ratios.end(), [&](double r) { return std::fabs(r / m - 1) <= noise; });
     const double fraction = ratios.empty() ? 0 : static_cast<double>(agree) / static_cast<double>(ratios.size());
     if (fraction > best_fraction) best_fraction = fraction, best_ratio = m, id.pair = p;
   }
+  if (!(best_ratio > 0))
+    throw io_error(in.y_file, "values", "are zero in most pairs where X is not", "0",
+                   "no angle can be read from a zero output");
   id.pairing_confidence = best_fraction;
   id.attention_factor = std::sqrt(best_ratio);
   if (std::fabs(id.attention_factor - 1) <= noise) id.attention_factor = 1;
@@ -209,7 +233,7 @@ identification identify(const identify_input& in) {
       for (int j = 0; j < pairs; ++j) {
         const auto [a, b] = pair_of(id.pair, rotary, j);
         const double xn = std::hypot(v.x[a], v.x[b]);
-        if (xn > 1e-3) spread.push_back(std::fabs(std::hypot(v.y[a], v.y[b]) / xn / id.attention_factor - 1));
+        if (xn > 1e-3 * x_scale) spread.push_back(std::fabs(std::hypot(v.y[a], v.y[b]) / xn / id.attention_factor - 1));
       }
     id.attention_spread = median(spread);
   }
@@ -231,6 +255,14 @@ identification identify(const identify_input& in) {
   if (t.p.size() < 2)
     throw io_error(in.positions_file, "values", "hold one distinct position", fmt::format("{}", fmt::join(t.p.front(), ", ")),
                    "the frequencies cannot be told apart: give at least two positions");
+  for (int j = 0; j < pairs; ++j) {
+    if (std::any_of(t.z.begin(), t.z.end(), [&](const auto& row) { return row[j] != 0.0; })) continue;
+    const auto [a, b] = pair_of(id.pair, rotary, j);
+    const bool x_zero = every_vector([&](const vector_pair& v) { return v.x[a] == 0 && v.x[b] == 0; });
+    throw io_error(x_zero ? in.x_file : in.y_file, "values",
+                   fmt::format("are zero in pair {} (dims {} and {}) of every sampled head vector", j, a, b),
+                   "0", "that pair's angle cannot be read");
+  }
 
   // The stream of each pair: with one stream, stream 0; with several, the streams whose
   // positions explain the pair's angle at every tuple, then the one layout consistent with them.
@@ -298,6 +330,9 @@ identification identify(const identify_input& in) {
   for (int j = 0; j < pairs; ++j) {
     id.theta[j] = std::fabs(fits[j].theta);
     reach[j] = fits[j].reach;
+    if (!(id.theta[j] > 0 && std::isfinite(id.theta[j])))
+      throw io_error(in.y_file, "values", fmt::format("turn pair {} by the same angle at every position", j),
+                     fmt::format("{}", id.theta[j]), "its frequency cannot be read: is it rotated by the position?");
   }
 
   // log θ_j = −(2 f(j)/rotary)·log base − log s, weighted by (θ_j·reach_j)²: the angle noise over
@@ -309,6 +344,9 @@ identification identify(const identify_input& in) {
       const double x = -2.0 * f[j] / rotary, y = std::log(id.theta[j]), w = std::pow(id.theta[j] * reach[j], 2);
       sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
     }
+    // Every pair at frequency index 0 (one pair): θ_j = 1/s whatever the base, which the data
+    // cannot decide; the base is then a nominal one and only the factor is fitted.
+    if (sxx == 0) return std::pair{nominal_base, with_intercept ? std::exp(-sy / sw) : 1.0};
     if (!with_intercept) return std::pair{std::exp(sxy / sxx), 1.0};
     const double slope = (sw * sxy - sx * sy) / (sw * sxx - sx * sx), intercept = (sy - slope * sx) / sw;
     return std::pair{std::exp(slope), std::exp(-intercept)};
@@ -319,7 +357,9 @@ identification identify(const identify_input& in) {
       const double precision = noise / (id.theta[j] * reach[j]);  // relative uncertainty of θ_j
       if (precision > 1e-3) continue;                              // too few radians to tell
       const double model = std::pow(base, -2.0 * f[j] / rotary) / s;
-      worst = std::max(worst, std::fabs(id.theta[j] / model - 1) / std::max(precision, 1e-7));
+      const double off = std::fabs(id.theta[j] / model - 1) / std::max(precision, 1e-7);
+      if (!std::isfinite(off)) return std::numeric_limits<double>::infinity();  // a model of 0 or inf fits nothing
+      worst = std::max(worst, off);
     }
     return worst;  // in units of each θ_j's uncertainty
   };
@@ -338,12 +378,15 @@ identification identify(const identify_input& in) {
     for (int j = 0; j < pairs; ++j) b.f[j] = streams == 1 ? j : frequency_of_pair(l, rotary, j);
     const auto [plain_base, one] = fit(b.f, false);
     const auto [scaled_base, factor] = fit(b.f, true);
-    if (residual(b.f, plain_base, one) <= 8) {
+    // A spec's base is finite and > 1, its factor finite and > 0: a fit outside that (θ_j
+    // growing with j, all equal) is no named scaling, and the spec lists θ_j.
+    const auto valid = [](double base, double s) { return std::isfinite(base) && base > 1 && std::isfinite(s) && s > 0; };
+    if (valid(plain_base, one) && residual(b.f, plain_base, one) <= 8) {
       b.base = plain_base, b.named = true;
-    } else if (residual(b.f, scaled_base, factor) <= 8) {
+    } else if (valid(scaled_base, factor) && residual(b.f, scaled_base, factor) <= 8) {
       b.base = scaled_base, b.factor = factor, b.named = true;
     } else {
-      b.base = plain_base;
+      b.base = valid(plain_base, 1) ? plain_base : nominal_base;
     }
     if (b.named) named.push_back(b);
     else if (fallback.f.empty()) fallback = b;
@@ -361,6 +404,7 @@ identification identify(const identify_input& in) {
   id.base = chosen.base;
   id.linear_factor = chosen.factor;
   id.explicit_frequencies = !chosen.named;
+  id.base_undetermined = std::all_of(chosen.f.begin(), chosen.f.end(), [](int f) { return f == 0; });
   {
     double worst = 0;
     for (int j = 0; j < pairs; ++j) {
@@ -386,25 +430,38 @@ identification identify(const identify_input& in) {
       std::vector<double> c;
       for (std::size_t i = 0; i < t.p.size(); ++i)
         c.push_back(wrap(std::arg(t.z[i][j]) - static_cast<double>(t.p[i][stream_of[j]]) * th) / th);
-      ++votes[std::llround(median(c))];
+      // An offset beyond 2^53 positions is no offset a pipeline uses; such a vote is noise.
+      const double offset = median(c);
+      if (std::fabs(offset) <= 0x1p53) ++votes[std::llround(offset)];
       ++cast;
     }
     const auto best = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; });
-    id.offset = best->first;
-    id.offset_confidence = static_cast<double>(best->second) / cast;
+    id.offset = best == votes.end() ? 0 : best->first;
+    id.offset_confidence = best == votes.end() ? 0 : static_cast<double>(best->second) / cast;
   }
 
   // The spec, and an audit of Y against it at position + offset for the recipe.
-  id.spec = parse_spec(spec_json(id), "identify");
+  try {
+    id.spec = parse_spec(spec_json(id), "identify");
+  } catch (const spec_error& e) {
+    throw io_error(in.y_file, "values", "do not determine a spec ropecheck can check", "the inferred spec", e.what());
+  }
   audit_input a;
   a.spec = id.spec;
   a.x = in.x;
   a.y = in.y;
   a.heads = in.heads;
   a.tokens_per_sequence = rows;
-  for (std::int64_t r = 0; r < rows; ++r) a.positions.push_back(in.positions[static_cast<std::size_t>(r)] + id.offset);
+  const auto shifted = [&](std::int64_t p) {
+    std::int64_t out = 0;
+    if (__builtin_add_overflow(p, id.offset, &out))
+      throw io_error(in.positions_file, "values", "overflow int64 with the inferred position offset",
+                     fmt::format("{} + {}", p, id.offset));
+    return out;
+  };
+  for (std::int64_t r = 0; r < rows; ++r) a.positions.push_back(shifted(in.positions[static_cast<std::size_t>(r)]));
   if (streams > 1)
-    for (const std::int64_t p : in.positions) a.stream_positions.push_back(p + id.offset);
+    for (const std::int64_t p : in.positions) a.stream_positions.push_back(shifted(p));
   a.judged = in.judged;
   a.x_file = in.x_file;
   a.y_file = in.y_file;
@@ -481,7 +538,11 @@ std::string identification_text(const identification& id) {
   std::string s = "ropecheck identify\n\n";
   s += fmt::format("  rotary dims              {} of {} (confidence {:.3f})\n", id.rotary_dim, id.head_dim, id.rotary_confidence);
   s += fmt::format("  pairing                  {} (confidence {:.3f})\n", to_string(id.pair), id.pairing_confidence);
-  s += fmt::format("  base θ                   {:.9g} (max relative residual of θ_j {:.2e})\n", id.base, id.frequency_residual);
+  if (id.base_undetermined)
+    s += fmt::format("  base θ                   {:.9g} (nominal: every pair is at frequency index 0, which any base gives "
+                     "the same frequency)\n", id.base);
+  else
+    s += fmt::format("  base θ                   {:.9g} (max relative residual of θ_j {:.2e})\n", id.base, id.frequency_residual);
   s += fmt::format("  scaling                  {}\n", id.explicit_frequencies ? "none named fits: explicit per-pair θ_j"
                                                       : id.linear_factor != 1 ? fmt::format("linear, factor {:.9g}", id.linear_factor)
                                                                               : std::string("none"));

@@ -45,6 +45,7 @@ struct identification {
   stream_layout layout;           // the stream rule found (single with one stream)
   int stream_distinct_pairs = 0;  // pairs whose stream the data determines alone
   double base = 0;                // θ_j ≈ base^(−2j/rotary_dim) / linear_factor
+  bool base_undetermined = false; // every pair at frequency index 0 (one pair): base is nominal
   double linear_factor = 1;
   bool explicit_frequencies = false;  // no named scaling fits: the spec lists θ_j
   double frequency_residual = 0;  // max |θ_j / fitted − 1| over pairs with a precise θ_j

@@ -29,6 +29,8 @@ struct convention {
   std::function<long double(int)> theta_scale = [](int) { return 1.0L; };  // θ'_j = θ_j · scale(j)
   long double attention = 1;
   std::int64_t offset = 0;
+  long double x_scale = 1;  // X is N(0, 1)·x_scale
+  std::function<void(std::vector<double>& x, std::vector<double>& y)> edit = {};  // applied last
 };
 
 double rounded(dtype t, long double v) {
@@ -43,7 +45,7 @@ identification identify_dump(const convention& c, const std::vector<std::int64_t
   std::vector<double> x(static_cast<std::size_t>(rows * heads * c.head_dim)), y(x.size());
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal;
-  for (double& v : x) v = rounded(t, normal(rng));
+  for (double& v : x) v = rounded(t, normal(rng) * c.x_scale);
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t h = 0; h < heads; ++h) {
       const std::size_t o = static_cast<std::size_t>((r * heads + h) * c.head_dim);
@@ -57,7 +59,11 @@ identification identify_dump(const convention& c, const std::vector<std::int64_t
         y[b] = rounded(t, c.attention * (x[b] * std::cos(phi) + x[a] * std::sin(phi)));
       }
     }
+  if (c.edit) c.edit(x, y);
   identify_input in;
+  in.x_file = "X.npy";
+  in.y_file = "Y.npy";
+  in.positions_file = "POS.npy";
   in.x = from_float64(x, {rows, heads, c.head_dim}, t);
   in.y = from_float64(y, {rows, heads, c.head_dim}, t);
   in.positions = positions;
@@ -327,6 +333,113 @@ TEST(IdentifyStreams, EqualStreamsAreAmbiguousAndRefused) {
     FAIL() << "a one-row image was identified";
   } catch (const io_error& e) {
     EXPECT_NE(std::string(e.what()).find("do not tell the stream layouts apart"), std::string::npos) << e.what();
+  }
+}
+
+// Data that cannot decide the convention is refused (io_error, exit 2) naming the input file
+// and why — never a spec with a null or non-finite field (a base of 0/0).
+void expect_refused(const convention& c, const std::string& start, dtype t = dtype::float32) {
+  try {
+    const identification id = identify_dump(c, spread(), t);
+    ADD_FAILURE() << "identified: " << spec_json(id).dump();
+  } catch (const io_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(start, 0), 0u) << e.what();
+  }
+}
+
+TEST(IdentifyDegenerate, ZeroXMinusXAndZeroPairsNameTheFileAndWhy) {
+  convention zero;
+  zero.edit = [](std::vector<double>& x, std::vector<double>& y) {
+    std::fill(x.begin(), x.end(), 0.0);
+    std::fill(y.begin(), y.end(), 0.0);
+  };
+  expect_refused(zero, "X.npy: values: are all zero");
+  zero.edit = [](std::vector<double>& x, std::vector<double>& y) {
+    std::fill(x.begin(), x.end(), 0.0);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = i % 2 ? -0.0 : 0.0;
+  };
+  expect_refused(zero, "X.npy: values: are all zero");
+  convention minus;
+  minus.edit = [](std::vector<double>& x, std::vector<double>& y) {
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = -x[i];
+  };
+  expect_refused(minus, "Y.npy: values: are -X");
+  for (const dtype t : {dtype::float32, dtype::bfloat16}) expect_refused(minus, "Y.npy: values: are -X", t);
+  convention zero_y;
+  zero_y.edit = [](std::vector<double>&, std::vector<double>& y) { std::fill(y.begin(), y.end(), 0.0); };
+  expect_refused(zero_y, "Y.npy: values: are zero in most pairs where X is not");
+  // One pair (half-split pair 3: dims 3 and 35) zero in X, or only in Y.
+  convention pair_x;
+  pair_x.edit = [](std::vector<double>& x, std::vector<double>& y) {
+    for (std::size_t o = 0; o < x.size(); o += 64) x[o + 3] = x[o + 35] = y[o + 3] = y[o + 35] = 0;
+  };
+  expect_refused(pair_x, "X.npy: values: are zero in pair 3 (dims 3 and 35)");
+  convention pair_y;
+  pair_y.edit = [](std::vector<double>&, std::vector<double>& y) {
+    for (std::size_t o = 0; o < y.size(); o += 64) y[o + 3] = y[o + 35] = 0;
+  };
+  expect_refused(pair_y, "Y.npy: values: are zero in pair 3 (dims 3 and 35)");
+  // Only the rotated half is -X: the pairs do not turn with the position.
+  convention half;
+  half.rotary_dim = 32;
+  half.edit = [](std::vector<double>& x, std::vector<double>& y) {
+    for (std::size_t o = 0; o < x.size(); o += 64)
+      for (std::size_t k = 0; k < 32; ++k) y[o + k] = -x[o + k];
+  };
+  expect_refused(half, "Y.npy: values: turn pair 0 by the same angle at every position");
+}
+
+// One pair (head_dim 2): its frequency is base^0 / factor whatever the base, so the base is a
+// nominal one and only a linear factor is read; the spec written is one the audit passes.
+TEST(IdentifyDegenerate, HeadDimTwoIsIdentifiedWithANominalBase) {
+  for (const long double scale : {1.0L, 0.25L}) {
+    convention c;
+    c.head_dim = c.rotary_dim = 2;
+    c.theta_scale = [scale](int) { return scale; };
+    const identification id = identify_dump(c, spread(), dtype::float32);
+    EXPECT_TRUE(id.base_undetermined);
+    EXPECT_TRUE(id.audit_passed) << identification_text(id);
+    EXPECT_NEAR(id.linear_factor, static_cast<double>(1 / scale), 1e-5) << identification_text(id);
+    EXPECT_NO_THROW(parse_spec(spec_json(id), "identify")) << spec_json(id).dump();
+    EXPECT_NE(identification_text(id).find("nominal"), std::string::npos);
+  }
+}
+
+// Frequencies no base above 1 fits (rising with j), or all equal: written with a base the spec
+// accepts (explicit frequencies where no base > 1 fits), and the audit passes the output.
+TEST(IdentifyDegenerate, FrequenciesNoBaseAboveOneFitsAreWrittenExplicitly) {
+  for (const bool rising : {false, true}) {
+    convention c;
+    c.theta_scale = [rising](int j) {
+      const long double undo = std::pow(10000.0L, 2.0L * j / 64);  // θ_j · undo = 1
+      return rising ? undo * std::pow(1.1L, j) * 1e-3L : undo * 0.5L;
+    };
+    const identification id = identify_dump(c, spread(), dtype::float32);
+    EXPECT_TRUE(!rising || id.explicit_frequencies) << identification_text(id);  // equal: a base of 1 + ε fits
+    EXPECT_GT(id.base, 1);
+    EXPECT_NO_THROW(parse_spec(spec_json(id), "identify")) << spec_json(id).dump();
+    EXPECT_TRUE(id.audit_passed) << identification_text(id);
+  }
+}
+
+// A subnormal X, which the audit accepts: identified like any X (thresholds are relative to
+// X's scale), or refused naming a file — never a spec with a null field.
+TEST(IdentifyDegenerate, SubnormalXIsIdentifiedOrRefusedNamingAFile) {
+  for (const long double scale : {1e-3L, 1e-20L, 1e-39L, 1e-43L}) {
+    convention c;
+    c.x_scale = scale;
+    try {
+      const identification id = identify_dump(c, spread(), dtype::float32);
+      EXPECT_NO_THROW(parse_spec(spec_json(id), "identify")) << spec_json(id).dump();
+      for (const double th : id.theta) EXPECT_TRUE(std::isfinite(th) && th > 0);
+      if (scale >= 1e-20L) {
+        EXPECT_TRUE(id.audit_passed) << static_cast<double>(scale) << identification_text(id);
+      }
+    } catch (const io_error& e) {
+      EXPECT_TRUE(std::string(e.what()).starts_with("X.npy: ") || std::string(e.what()).starts_with("Y.npy: "))
+          << e.what();
+      EXPECT_LT(scale, 1e-30L) << e.what();
+    }
   }
 }
 

@@ -69,6 +69,9 @@ struct pair_constants {
 };
 struct pair_counts {
   std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
+  // Outputs whose allowed error is not below twice the format's largest magnitude (or is not
+  // finite): no stored value could fail them (judgeable.h refuses such an audit).
+  std::int64_t vacuous = 0;
 };
 
 // One head vector's rotated outputs against the double tier's `ref`: counts what is beyond
@@ -89,7 +92,8 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
   const float_format judged_format = judged_float32 ? float32_format : format_of(k.judged);
   const std::int64_t pairs = k.pairs;
   // 64-bit counters and flags, like the doubles: every lane of the vector loop has one width.
-  std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0;
+  std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0, vacuous = 0;
+  const double span = 2 * k.saturation;  // +inf but for fp8
   for (std::int64_t j = 0; j < pairs; ++j) {
     const auto [a, b] = pair_of(pair, 2 * pairs, j);
     const double ya = y[a], yb = y[b];
@@ -117,6 +121,7 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
     // & rather than &&: every comparison is evaluated, so none needs a branch.
     beyond += lost + std::int64_t{finite_a & (err_a > allowed_a)} + std::int64_t{finite_b & (err_b > allowed_b)};
+    vacuous += std::int64_t{!(allowed_a < span)} + std::int64_t{!(allowed_b < span)};
     const double err = larger(err_a, err_b);
     abs_max[j] = larger(abs_max[j], err);
     // err / ‖pair‖; for a zero pair err/0 is infinity if err > 0 and NaN (taken as 0) if not.
@@ -136,7 +141,7 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     ulp_max[j] = larger(ulp_max[j], larger(u_a, u_b));
     ulp_outputs += std::int64_t{ulp_a} + std::int64_t{ulp_b};
   }
-  return {beyond, missing, ulp_outputs, above_worst};
+  return {beyond, missing, ulp_outputs, above_worst, vacuous};
 }
 
 }  // namespace ropecheck::audit

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "audit/judge_pairs.h"
+#include "audit/judgeable.h"
 #include "audit/profiles.h"
 #include "audit/tolerance.h"
 #include "numeric/storage_element.h"
@@ -121,7 +122,10 @@ class judging_loop {
     r.tolerance.oracle_units = tolerance_rule::oracle_coefficient / unit;
     r.tolerance.store_half_spacing = in_.judged != dtype::float32;
     profile_.write(r);
-    r.passed = r.outputs_beyond_tolerance == 0 && r.passthrough_modified == 0 && r.non_finite == 0;
+    check_tolerance_could_fail(in_, vacuous_);
+    // A pass judged at least one output, each against a finite tolerance that could fail.
+    r.passed = r.outputs > 0 && std::isfinite(r.tolerance_units) && r.outputs_beyond_tolerance == 0 &&
+               r.passthrough_modified == 0 && r.non_finite == 0;
   }
 
  private:
@@ -157,6 +161,7 @@ class judging_loop {
     r.non_finite += n.missing;
     profile_.unmeasured(rs.position, n.missing);
     r.outputs_beyond_tolerance += n.beyond;
+    vacuous_ += n.vacuous;
     r.ulp_outputs += n.ulp_outputs;
     if (n.above_worst || first_of_audit) [[unlikely]]
       update_worst<pair, x_is_float64>(rs, h, x, y, ref, first_of_audit, r);
@@ -199,6 +204,7 @@ class judging_loop {
   }
 
   const audit_input& in_;
+  std::int64_t vacuous_ = 0;  // outputs whose tolerance no stored value could exceed
   const reference::double_tier& tier_;
   int d_, rotary_;
   std::int64_t rows_;

@@ -3,9 +3,7 @@
 // --json (rows as JSON instead of the text table), --repetitions=N (best of N, default 3),
 // --bytes=N (only dumps of N bytes of X + Y; repeatable) and --min-ratio=R (exit 1 when a row's
 // audit/memcpy ratio is below R: the ctest smoke guard against an order-of-magnitude slowdown).
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <cstdint>
 
 #include "bench/audit_throughput.h"
 #include "bench/table_main.h"
@@ -13,14 +11,13 @@
 int main(int argc, char** argv) {
   namespace b = ropecheck::bench;
   auto extra = [](const char* arg, b::audit_throughput_options& options) {
-    if (std::strncmp(arg, "--bytes=", 8) == 0) {
-      options.sizes.push_back(std::atoll(arg + 8));
-      if (options.sizes.back() > 0) return 1;
-      std::fprintf(stderr, "ropecheck_audit_benchmarks: --bytes: '%s' is not a positive count\n", arg + 8);
-      return -1;
+    if (const auto n = b::flag_value(arg, "--bytes")) {  // X + Y bytes: at least one element each
+      options.sizes.push_back(static_cast<std::int64_t>(
+          ropecheck::decimal_integer_flag("--bytes", *n, 1, std::int64_t{1} << 40)));
+      return 1;
     }
-    if (std::strncmp(arg, "--min-ratio=", 12) == 0) {
-      options.min_ratio = std::atof(arg + 12);
+    if (const auto r = b::flag_value(arg, "--min-ratio")) {
+      options.min_ratio = ropecheck::positive_number_flag("--min-ratio", *r);
       return 1;
     }
     return 0;

@@ -4,9 +4,7 @@
 // --repetitions=N (best of N per row, default 3), --simd-target=NAME (e.g. avx2: cap the
 // SIMD kernels' instruction set; default: the best this CPU has) and --output-scale=S (the fp8
 // rows only, storing round(y / S)).
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -17,20 +15,13 @@
 int main(int argc, char** argv) {
   namespace b = ropecheck::bench;
   auto extra = [](const char* arg, b::throughput_options& options) {
-    if (std::strncmp(arg, "--threads=", 10) == 0) {
-      options.threads = {std::stoi(arg + 10)};
+    if (const auto n = b::flag_value(arg, "--threads")) {
+      options.threads = {static_cast<int>(ropecheck::decimal_integer_flag("--threads", *n, 1, 1024))};
       return 1;
     }
-    if (std::strncmp(arg, "--output-scale=", 15) == 0) {
-      char* end = nullptr;
-      const float scale = std::strtof(arg + 15, &end);
-      if (end != arg + 15 && *end == '\0' && std::isfinite(scale) && scale > 0) {
-        options.output_scale = scale;
-        return 1;
-      }
-      std::fprintf(stderr, "ropecheck_benchmarks: --output-scale: '%s' is not finite and > 0\n",
-                   arg + 15);
-      return -1;
+    if (const auto s = b::flag_value(arg, "--output-scale")) {
+      options.output_scale = ropecheck::positive_float32_flag("--output-scale", *s);
+      return 1;
     }
     if (std::strncmp(arg, "--simd-target=", 14) == 0) {
       const auto status = ropecheck::fast::use_simd_target(arg + 14);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "audit/judgeable.h"
 #include "cli/flag_values.h"
 #include "io/io_error.h"
 
@@ -20,6 +21,10 @@ audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_p
   if (!is_floating(y.type))
     throw io_error(y_name, "dtype", "is not a floating type", std::string(to_string(y.type)));
   if (tolerance) positive_finite_flag("--tolerance", *tolerance);
+  if (tolerance && *tolerance >= audit::max_tolerance_units)
+    throw bad_input("--tolerance",
+                    "is 2^24 units or more: an error as large as the rotated pair, so a zero output would pass",
+                    fmt::format("{}", *tolerance));
   audit::audit_input input;
   input.spec = in.spec;
   input.x = std::move(in.x);

@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/decimal_options.h"
 #include "cli/flag_values.h"
 #include "cli/report_flags.h"
 #include "cli/rope_inputs.h"
@@ -30,7 +31,7 @@ struct audit_options {
   std::optional<std::string> y_name;
   std::string dtype_name;
   std::optional<double> tolerance;
-  std::optional<std::string> output_scale;  // --output-scale S: Y holds fp8 round(y / S)
+  std::optional<float> output_scale;  // --output-scale S: Y holds fp8 round(y / S)
   reports::report_paths paths;
 };
 
@@ -58,7 +59,6 @@ class progress_meter {
 };
 
 int run_audit_command(audit_options o) {
-  if (o.tolerance) positive_finite_flag("--tolerance", *o.tolerance);
   std::vector<flagged_path> inputs = input_paths(o.inputs);
   inputs.push_back({"--y", o.y});
   check_report_outputs(o.paths, inputs);
@@ -71,7 +71,7 @@ int run_audit_command(audit_options o) {
   tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
   const audit::audit_input input =
       make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance,
-                       !o.output_scale ? 1.0f : output_scale_flag("--output-scale", *o.output_scale));
+                       o.output_scale.value_or(1.0f));
   progress_meter meter;
   reports::audit_report report = audit::run_audit(input, std::ref(meter));
   report.tool_version = ROPECHECK_VERSION;
@@ -93,10 +93,10 @@ void add_audit_command(CLI::App& app, int& exit_status) {
                   "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
                   "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
       ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
-  cmd->add_option("--output-scale", o->output_scale,
+  add_output_scale_option(*cmd, o->output_scale,
                   "fp8 Y written with a per-tensor scale S (Y = round(y / S), as vLLM stores fp8): "
                   "judged against y_exact / S; S > 0, read as float32");
-  cmd->add_option("--tolerance", o->tolerance,
+  add_positive_number_option(*cmd, "--tolerance", o->tolerance,
                   "allowed error in units of 2^-24 × pair norm (default: the derived bound of a "
                   "correct kernel, 2.5 units plus the output dtype's half spacing)");
   cmd->add_option("--x-name", o->inputs.x_name, "tensor name of X in a .safetensors file");

@@ -4,14 +4,16 @@
 // run; with an fp8 output scale S ≠ 1, the fp8 rows only.
 #include <fmt/format.h>
 
-#include <cmath>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/throughput.h"
 #include "cli/commands.h"
+#include "cli/decimal_options.h"
 #include "cli/exit_codes.h"
 #include "fast/simd_target.h"
+#include "io/io_error.h"
 
 namespace ropecheck::cli {
 
@@ -21,7 +23,7 @@ void add_bench_command(CLI::App& app, int& exit_status) {
     bool all = false;
     int repetitions = 3;
     std::string simd_target = "best";
-    float output_scale = 1.0f;
+    std::optional<float> output_scale;
   };
   auto options = std::make_shared<bench_options>();
   CLI::App* cmd = app.add_subcommand("bench", "Throughput of every kernel against memcpy");
@@ -29,31 +31,22 @@ void add_bench_command(CLI::App& app, int& exit_status) {
                 "print a JSON array of {kernel, dtype, pairing, threads, bytes, gbps, "
                 "memcpy_gbps, stream_copy_gbps, ratio, simd_target, output_scale}");
   cmd->add_flag("--all", options->all, "sizes up to 1 GiB (default: up to 64 MiB)");
-  cmd->add_option("--repetitions", options->repetitions, "repetitions; the best is kept")
-      ->check(CLI::Range(1, 100))
-      ->capture_default_str();
+  add_decimal_option(*cmd, "--repetitions", options->repetitions, 1, 100,
+                     "repetitions, 1 ... 100 (default 3); the best is kept");
   cmd->add_option("--simd-target", options->simd_target,
                   "cap the SIMD kernels' instruction set (e.g. avx2; default: the best this CPU has)")
       ->capture_default_str();
-  cmd->add_option("--output-scale", options->output_scale,
-                  "fp8 output scale S: measure the fp8 rows storing round(y / S) (default 1)");
+  add_output_scale_option(*cmd, options->output_scale,
+                          "fp8 output scale S: measure the fp8 rows storing round(y / S) (default 1)");
   cmd->callback([options, &exit_status] {
-    if (!(std::isfinite(options->output_scale) && options->output_scale > 0)) {
-      fmt::print(stderr, "ropecheck bench: --output-scale: {} is not finite and > 0\n",
-                 options->output_scale);
-      exit_status = exit_bad_input;
-      return;
-    }
-    if (const fast::status s = fast::use_simd_target(options->simd_target); !s.ok()) {
-      fmt::print(stderr, "ropecheck bench: --simd-target: {}\n", s.message);
-      exit_status = exit_bad_input;
-      return;
-    }
+    // Errors are the one-line "ropecheck: <flag>: …" of every subcommand (cli/error_exit.h).
+    if (const fast::status s = fast::use_simd_target(options->simd_target); !s.ok())
+      throw bad_input("--simd-target", s.message, options->simd_target);
     bench::throughput_options run;
     run.all = options->all;
     run.repetitions = options->repetitions;
     run.console = !options->json;  // JSON on stdout stays parseable
-    run.output_scale = options->output_scale;
+    run.output_scale = options->output_scale.value_or(1.0f);
     const auto rows = bench::run_throughput_table(run);
     if (options->json) fmt::print("{}\n", bench::throughput_json(rows).dump(2));
     else fmt::print("\n{}", bench::throughput_text(rows));

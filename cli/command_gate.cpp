@@ -17,16 +17,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
+#include <variant>
 #include <nlohmann/json.hpp>
 
 #include "abi/kernel_library.h"
 #include "cli/commands.h"
 #include "cli/gate.h"
+#include "cli/isolation_flags.h"
 #include "cli/exit_codes.h"
-#include "cli/flag_values.h"
+#include "cli/decimal_options.h"
 #include "cli/report_flags.h"
 #include "cli/shell_words.h"
 #include "fast/kernels.h"
@@ -40,6 +43,7 @@
 #include "properties/property_runner.h"
 #include "reports/audit_report.h"
 #include "reports/gate_merge.h"
+#include "reports/saved_report.h"
 
 #ifndef ROPECHECK_VERSION
 #define ROPECHECK_VERSION "unknown"
@@ -50,23 +54,23 @@ namespace {
 
 struct command_gate_options {
   gate_options gate;
-  std::string seed_text = std::to_string(properties::default_seed);  // --seed, parsed strictly
-  std::string shard_text;  // --shard I/N
+  std::optional<std::string> shard_text;  // --shard I/N (given empty: refused)
   reports::report_paths paths;
 };
 
-// A shard index or count: 1 to 9 decimal digits (no sign, no space).
+// A shard index or count: a plain decimal (cli/flag_values.h) of 1 to 9 digits.
 int shard_number(std::string_view name, std::string_view text, std::string_view whole) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos)
-    throw bad_input(name, "is not I/N with 0 <= I < N (decimal integers)", whole);
+  if (text.size() > 9 || !plain_decimal_digits(text))
+    throw bad_input(name, "is not I/N with 0 <= I < N (plain decimal integers)", whole);
   return std::stoi(std::string(text));
 }
 
 // The shard from --shard I/N and from the GoogleTest/Bazel sharding protocol
 // (GTEST_SHARD_INDEX, GTEST_TOTAL_SHARDS: both or neither); both given must agree.
-std::pair<int, int> resolve_shard(const std::string& flag) {
+std::pair<int, int> resolve_shard(const std::optional<std::string>& given) {
+  const std::string flag = given.value_or("");
   std::optional<std::pair<int, int>> from_flag, from_env;
-  if (!flag.empty()) {
+  if (given) {
     const auto slash = flag.find('/');
     if (slash == std::string::npos) throw bad_input("--shard", "is not I/N", flag);
     from_flag = {shard_number("--shard", flag.substr(0, slash), flag),
@@ -96,13 +100,21 @@ std::pair<int, int> resolve_shard(const std::string& flag) {
 }
 
 // The protocol's GTEST_SHARD_STATUS_FILE: created (or touched) to tell the runner that this
-// program shards.
-void touch_shard_status_file() {
+// program shards. An output like the report files: checked with them before the run
+// (io/output_paths.h), and made with them after it, so bad input (exit 2) leaves none behind;
+// set but empty is refused, as an empty output flag is. Unset: no path.
+flagged_path shard_status_output() {
   const char* path = std::getenv("GTEST_SHARD_STATUS_FILE");
-  if (path == nullptr || *path == '\0') return;
-  std::FILE* f = std::fopen(path, "a");
+  if (path != nullptr && *path == '\0')
+    throw bad_input("GTEST_SHARD_STATUS_FILE", "is empty: an output needs a file name", "");
+  return {"GTEST_SHARD_STATUS_FILE", path == nullptr ? "" : path};
+}
+
+void touch_shard_status_file(const flagged_path& status) {
+  if (status.path.empty()) return;
+  std::FILE* f = std::fopen(status.path.c_str(), "a");
   if (f == nullptr || std::fclose(f) != 0)
-    throw io_error(path, "GTEST_SHARD_STATUS_FILE", "cannot be created", path);
+    throw io_error(status.path.string(), status.flag, "cannot be created", status.path.string());
 }
 
 
@@ -137,26 +149,55 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
   const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
   const std::string replay = replay_command(kernel, o, mutant, library);
   const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay, checks);
-  reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}};
+  reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}, std::nullopt};
   for (const auto& r : result.properties) outcome.properties.push_back(property_outcome_of(r));
   return outcome;
 }
 
-// A saved report read back by `from_json`, whose std::invalid_argument names the field
-// ("report: field 'seed': "x" has the wrong type"): bad input, exit 2, naming the file too.
-template <class FromJson>
-auto saved_report(const nlohmann::json& j, const std::string& path, FromJson from_json) {
-  try {
-    return from_json(j);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+// A library kernel whose worker process ended (crashed, timed out): the property that was
+// running keeps its failure, told as the call that ended the process; every later property is
+// not run; the kernel's verdict is the ending, with the command that replays the call in process.
+void record_ending(reports::kernel_outcome& outcome, const abi::kernel_death& death, const gate_options& o,
+                   const std::string& library) {
+  constexpr std::string_view ended_marker = "process ended";
+  reports::kernel_ending ending{death.verdict, death.cause, "fixtures", death.call, death.case_json, ""};
+  bool found = false;
+  for (auto& p : outcome.properties) {
+    const bool touched = p.message.find(ended_marker) != std::string::npos ||
+                         p.counterexample.find(ended_marker) != std::string::npos;
+    if (!touched) continue;
+    if (!found) {
+      found = true;
+      ending.property = p.name;
+      p.message = fmt::format("the kernel's process ended: {} ({}) during the call {}", death.verdict, death.cause,
+                              death.call);
+      continue;
+    }
+    reports::property_outcome not_run;
+    not_run.name = p.name;
+    not_run.status = "not_run";
+    not_run.detail = fmt::format("not run: the kernel's process ended during {}", ending.property);
+    p = std::move(not_run);
   }
+  ending.replay = shell_command({"ropecheck", "replay", o.json_path.empty() ? "REPORT.json" : o.json_path, "--kernel",
+                                 outcome.name, "--kernel-lib",
+                                 std::filesystem::absolute(library).lexically_normal().string(), "--isolate", "never"});
+  for (auto& p : outcome.properties)
+    if (p.name == ending.property) p.replay = ending.replay;
+  outcome.ended = std::move(ending);
 }
 
-// `baseline` names a saved gate report (see apply_baseline).
+// `baseline` names a saved gate report of a whole run (see apply_baseline), trusted once its
+// schema and invariants are checked (reports/saved_report.h: exit 2 naming file, field, value).
+// A shard report's ratios and cases are its block's only, not the run's: refused.
 reports::gate_report read_baseline(const std::string& baseline_path) {
-  // read_json_file: io_error naming the file and field for a FIFO, a duplicate key, 1e999.
-  return saved_report(read_json_file(baseline_path), baseline_path, reports::gate_report_from_json);
+  reports::gate_report baseline = reports::read_saved_gate_report(baseline_path);
+  if (baseline.shard_count > 1)
+    throw io_error(baseline_path, "field 'shard'",
+                   "is a shard report: a baseline compares whole runs (merge the shards with "
+                   "`ropecheck report merge` and give the merged report)",
+                   fmt::format("{}/{}", baseline.shard_index, baseline.shard_count));
+  return baseline;
 }
 
 // The ratchet (--baseline): a property or fixture that failed in the baseline too, and whose
@@ -166,6 +207,13 @@ reports::gate_report read_baseline(const std::string& baseline_path) {
 constexpr double ratchet_growth = 1.1;
 
 bool grew(double now, double before) { return now > before * ratchet_growth && now > 0; }
+
+// A baseline row's ratio, now / before: 0 without a before, 1 when both are infinite (an output
+// with no bound then and now), never NaN (a saved report holds no NaN ratio).
+double now_over_before(double now, double before) {
+  if (std::isinf(now) && std::isinf(before)) return 1;
+  return before > 0 ? now / before : 0;
+}
 
 std::vector<reports::fixture_outcome> apply_baseline(reports::gate_report& now,
                                                      const reports::gate_report& old,
@@ -194,7 +242,7 @@ std::vector<reports::fixture_outcome> apply_baseline(reports::gate_report& now,
     else if (regression) detail = "worst/bound grew by more than 10%; " + detail;
     else if (status == "known_failure") detail = "known failure; " + detail;
     rows.push_back({"baseline/" + label, !regression, 1,
-                    it->second.worst > 0 ? worst / it->second.worst : 0, detail});
+                    now_over_before(worst, it->second.worst), detail});
   };
   for (auto& k : now.kernels)
     for (auto& p : k.properties)
@@ -347,20 +395,55 @@ bounds::accuracy_contract read_contract(const std::string& name_or_path) {
       if (!t.contains(term)) throw bad(at, nullptr, "is missing");
       if (!t[term].is_number() || !(t[term].get<double>() >= 0) || !std::isfinite(t[term].get<double>()))
         throw bad(at, t[term], "must be a finite number >= 0");
+      // 2^24 units of u·A·r are an error as large as the rotated pair: a kernel that returns
+      // zeros would pass. A contract that cannot fail is refused, not held.
+      if (std::string_view(term) != "absolute" && t[term].get<double>() >= 0x1p24)
+        throw bad(at, t[term], "is 2^24 or more (units of 2^-24 x the pair norm): a zero output would pass");
       *into = t[term].get<double>();
     }
   }
   return c;
 }
 
+// Nothing passes vacuously: a kernel that judged no property case and no fixture value (every
+// property it was given skipped or not selected) has no verdict, and neither has a shard that
+// judged nothing at all. Refused (exit 2) rather than reported as a pass.
+static void refuse_unjudged(const reports::gate_report& report, bool sharded) {
+  std::int64_t run_total = 0;
+  for (const auto& k : report.kernels) {
+    std::int64_t judged = 0;
+    bool failed = false;
+    for (const auto& p : k.properties) {
+      if (p.status.empty()) judged += p.cases;
+      failed = failed || !p.passed;
+    }
+    for (const auto& f : report.fixtures)
+      if (f.name.find("/" + k.name + "/") != std::string::npos) judged += f.values;
+    run_total += judged;
+    if (judged == 0 && !failed && !sharded)
+      throw bad_input("--kernel",
+                      "judged no case and no fixture value: every property given to it was skipped or not "
+                      "selected (see `ropecheck gate --help`), so there is no verdict",
+                      k.name);
+  }
+  if (!report.kernels.empty() && run_total == 0)
+    throw bad_input("--shard", "judged no case and no fixture value in this shard: there is no verdict",
+                    fmt::format("{}/{}", report.shard_index, report.shard_count));
+}
+
 reports::gate_report run_gate_report(const gate_options& o) {
+  // RC_PARAMS is read (strictly) before a line is printed: a bad key or value is exit 2 alone.
+  const properties::rc_params_values rc_params = properties::read_rc_params();
+  if (rc_params.seed && *rc_params.seed != o.seed)
+    throw bad_input("RC_PARAMS", fmt::format("seed disagrees with the run's seed {} (--seed)", o.seed),
+                    fmt::format("seed={}", *rc_params.seed), "give the same seed to both, as replay lines do");
   const bounds::accuracy_contract contract = read_contract(o.contract);
   for (const auto& name : o.properties) {
     const auto all = properties::kernel_property_names();
     if (std::find(all.begin(), all.end(), name) == all.end())
       throw bad_input("--property", "unknown kernel property", name);
   }
-  if (o.max_position < 0)
+  if (o.max_position < 0)  // the flag is 1 ... 2^63 - 1 (add_decimal_option); 0 is "none"
     throw bad_input("--max-position", "is negative", std::to_string(o.max_position));
   // The tighter of --max-position and the contract's own.
   std::int64_t max_position = o.max_position;
@@ -374,7 +457,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
     throw bad_input("--baseline", "compares whole runs, not one shard: merge the shards "
                     "(ropecheck report merge) and gate unsharded against it, or drop --shard",
                     o.baseline);
-  if (sharded && !properties::settings_from_rc_params(properties::profile::quick, 0, "").reproduce.empty())
+  if (sharded && !rc_params.reproduce.empty())
     throw bad_input("--shard", "RC_PARAMS reproduce=... replays one case: run it without sharding",
                     fmt::format("{}/{}", o.shard_index, o.shard_count));
   properties::check_options checks;
@@ -390,7 +473,8 @@ reports::gate_report run_gate_report(const gate_options& o) {
 
   // Candidates: in-process kernels, else the kernels of --kernel-lib libraries, else the built-ins.
   std::vector<abi::kernel_library> libraries;
-  for (const auto& path : o.kernel_libraries) libraries.push_back(abi::kernel_library::load(path));
+  for (const auto& path : o.kernel_libraries)
+    libraries.push_back(abi::kernel_library::load(path, o.isolation));
   std::vector<std::pair<const fast::kernel_info*, std::string>> candidates;  // kernel, library
   for (const auto* k : o.in_process_kernels) candidates.emplace_back(k, "");
   for (std::size_t i = 0; i < libraries.size(); ++i) {
@@ -458,7 +542,16 @@ reports::gate_report run_gate_report(const gate_options& o) {
     fmt::print(stderr, "gate: {} — properties ({} profile, contract {}{})\n", kernel->name, o.profile,
                contract.name,
                sharded ? fmt::format(", shard {}/{}", o.shard_index, o.shard_count) : std::string());
-    auto outcome = run_properties(*kernel, o, checks, library);
+    // A library kernel whose worker process ended runs no further property.
+    properties::check_options kernel_checks = checks;
+    for (std::size_t i = 0; i < libraries.size() && !library.empty(); ++i)
+      if (o.kernel_libraries[i] == library)
+        kernel_checks.stopped = [&lib = libraries[i], name = std::string(kernel->name)] {
+          const auto death = lib.death_of(name);
+          return death ? fmt::format("the kernel's process ended ({}: {})", death->verdict, death->cause)
+                       : std::string();
+        };
+    auto outcome = run_properties(*kernel, o, kernel_checks, library);
     if (run_fixtures) {
       fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
       auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound, {}, max_position);
@@ -467,8 +560,12 @@ reports::gate_report run_gate_report(const gate_options& o) {
         kernel_fixtures.push_back(fixtures::check_dynamic_scaling_fixture(*kernel, bound));
       for (auto& f : kernel_fixtures) report.fixtures.push_back(std::move(f));
     }
+    for (std::size_t i = 0; i < libraries.size() && !library.empty(); ++i)
+      if (o.kernel_libraries[i] == library)
+        if (const auto death = libraries[i].death_of(kernel->name)) record_ending(outcome, *death, o, library);
     report.kernels.push_back(std::move(outcome));
   }
+  refuse_unjudged(report, sharded);
   for (const auto* m : mutant_list) report.mutants.push_back(run_mutant(*m, o, mutant_checks, bound));
   std::vector<reports::fixture_outcome> regressions;
   if (baseline) regressions = apply_baseline(report, *baseline, o.baseline);
@@ -484,18 +581,20 @@ reports::gate_report run_gate_report(const gate_options& o) {
 namespace {
 
 int run_gate(command_gate_options o) {
-  o.gate.seed = parse_uint64_flag("--seed", o.seed_text);
+  properties::read_rc_params();  // a bad RC_PARAMS is exit 2 before any file is touched
   std::tie(o.gate.shard_index, o.gate.shard_count) = resolve_shard(o.shard_text);
   // Every output path is checked before minutes of work (io/output_paths.h).
   std::vector<flagged_path> inputs = {{"--baseline", o.gate.baseline}};
   for (const auto& path : o.gate.kernel_libraries) inputs.push_back({"--kernel-lib", path});
   if (o.gate.contract.find('/') != std::string::npos || o.gate.contract.ends_with(".json"))
     inputs.push_back({"--contract", o.gate.contract});
-  check_report_outputs(o.paths, inputs);
-  touch_shard_status_file();
+  const flagged_path status = shard_status_output();
+  check_report_outputs(o.paths, inputs, {status});
+  o.gate.json_path = o.paths.json;
   const reports::gate_report report = run_gate_report(o.gate);
   fmt::print("{}", reports::render_terminal(report));
   reports::write_report_files(report, o.paths);
+  touch_shard_status_file(status);
   return report.passed ? exit_pass : exit_failed;
 }
 
@@ -513,8 +612,8 @@ void add_gate_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--profile", o->profile, "quick (CI) or deep (10^6 cases per property)")
       ->check(CLI::IsMember({"quick", "deep"}))
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed_text, "RapidCheck seed, an integer 0 ... 2^64 - 1")
-      ->capture_default_str();
+  add_decimal_option(*cmd, "--seed", o->seed, std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max(),
+                     fmt::format("RapidCheck seed, an integer 0 ... 2^64 - 1 (default {})", o->seed));
   cmd->add_option("--baseline", o->baseline,
                   "saved gate JSON: fail only on regressions (a property that newly fails, or whose "
                   "worst/bound grew by more than 10%); failures it had too are known failures");
@@ -525,8 +624,9 @@ void add_gate_command(CLI::App& app, int& exit_status) {
       ->capture_default_str();
   cmd->add_option("--property", o->properties,
                   "run only this property (repeatable; the others show as not run, fixtures are skipped)");
-  cmd->add_option("--max-position", o->max_position,
-                  "no case with |position| beyond N (the kernel's documented range)");
+  add_decimal_option(*cmd, "--max-position", o->max_position, std::int64_t{1},
+                     std::numeric_limits<std::int64_t>::max(),
+                     "no case with |position| beyond N (the kernel's documented range)");
   cmd->add_flag("--mutants", o->mutants,
                 "also gate every deliberately wrong kernel (mutants/); pass only if all are killed");
   cmd->add_option("--mutant", o->mutant_names,
@@ -535,6 +635,7 @@ void add_gate_command(CLI::App& app, int& exit_status) {
                   "run block I of N of every property's cases (I/N, 0 <= I < N; shard 0 also runs "
                   "the fixtures and mutants); `report merge` joins the N reports. Default: "
                   "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set");
+  add_isolation_options(*cmd, o->isolation);
   add_report_flags(*cmd, options->paths);
   cmd->callback([options, &exit_status] { exit_status = run_gate(*options); });
 }
@@ -568,19 +669,17 @@ void add_report_command(CLI::App& app, int& exit_status) {
       throw bad_input("report", "renders one report (merge shards with `report merge A.json B.json …`)",
                       o->inputs[1]);
     check_report_outputs(o->paths, inputs);
+    // Every report read is checked against its schema and invariants before it is trusted
+    // (reports/saved_report.h): exit 2 naming the file, the field and the value.
     if (merge) {
       std::vector<std::pair<std::string, reports::gate_report>> shards;
       for (std::size_t i = 1; i < o->inputs.size(); ++i)
-        shards.emplace_back(o->inputs[i], saved_report(read_json_file(o->inputs[i]), o->inputs[i],
-                                                       reports::gate_report_from_json));
+        shards.emplace_back(o->inputs[i],
+                            reports::read_saved_gate_report(o->inputs[i], reports::report_use::merge_input));
       exit_status = render(reports::merge_gate_reports(shards));
       return;
     }
-    const nlohmann::json j = read_json_file(o->inputs.front());  // io_error names file and field
-    if (j.is_object() && j.value("report", "") == "audit")
-      exit_status = render(saved_report(j, o->inputs.front(), reports::audit_report_from_json));
-    else
-      exit_status = render(saved_report(j, o->inputs.front(), reports::gate_report_from_json));
+    exit_status = std::visit(render, reports::read_saved_report(o->inputs.front()));
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include "audit/identify.h"
 #include "cli/commands.h"
+#include "cli/decimal_options.h"
 #include "cli/exit_codes.h"
 #include "cli/report_flags.h"
 #include "cli/rope_inputs.h"
@@ -31,9 +32,12 @@ struct identify_options {
   reports::report_paths paths;
 };
 
-void write_text(const std::string& path, const std::string& text) {
+// One file of the set identify writes (empty path: not asked for).
+void plan(std::vector<planned_file>& files, const std::string& path, std::string text) {
   if (path.empty()) return;
-  write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())));
+  files.push_back({path, [text = std::move(text)](std::ostream& out) {
+                     out.write(text.data(), static_cast<std::streamsize>(text.size()));
+                   }});
 }
 
 // Position streams from the positions' rank: one more dimension than one-stream positions
@@ -51,6 +55,8 @@ int streams_of(const std::vector<std::int64_t>& pos, const std::vector<std::int6
 }
 
 int run_identify_command(const identify_options& o) {
+  // Every output, --spec-out included, is checked before anything is read (io/output_paths.h).
+  check_report_outputs(o.paths, {{"--x", o.x}, {"--y", o.y}, {"--pos", o.positions}}, {{"--spec-out", o.spec_out}});
   std::optional<dtype> raw16;
   std::optional<dtype> judged;
   if (!o.dtype_name.empty()) {
@@ -83,22 +89,23 @@ int run_identify_command(const identify_options& o) {
   const audit::identification id = audit::identify(in);
   const std::string text = audit::identification_text(id);
   fmt::print("{}", text);
-  // Every file is rendered first, then written: a failure leaves none half-made.
-  const std::string spec = audit::spec_json(id).dump(2) + "\n";
-  const std::string json = audit::identification_json(id).dump(2) + "\n";
-  const std::string markdown = "### ropecheck identify\n\n```\n" + text + "```\n";
-  write_text(o.spec_out, spec);
-  write_text(o.paths.json, json);
-  write_text(o.paths.markdown, markdown);
-  write_text(o.paths.html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropecheck "
-                           "identify</title></head>\n<body><pre>" + text + "</pre></body></html>\n");
-  write_text(o.paths.junit,
-             fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ropecheck\">\n"
-                         "  <testsuite name=\"ropecheck.identify\" tests=\"1\" failures=\"{}\" errors=\"0\" "
-                         "skipped=\"0\">\n    <testcase classname=\"ropecheck.identify\" name=\"identify\">{}"
-                         "</testcase>\n  </testsuite>\n</testsuites>\n",
-                         id.audit_passed ? 0 : 1,
-                         id.audit_passed ? "" : "<failure message=\"the audit against the inferred spec fails\"/>"));
+  // Every file is rendered first, then all are written together (io/atomic_file.h
+  // write_files_together, under the same folder lock as the other commands' reports): a
+  // failure leaves none changed, and racing runs leave one run's complete set.
+  std::vector<planned_file> files;
+  plan(files, o.spec_out, audit::spec_json(id).dump(2) + "\n");
+  plan(files, o.paths.json, audit::identification_json(id).dump(2) + "\n");
+  plan(files, o.paths.markdown, "### ropecheck identify\n\n```\n" + text + "```\n");
+  plan(files, o.paths.html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropecheck "
+                            "identify</title></head>\n<body><pre>" + text + "</pre></body></html>\n");
+  plan(files, o.paths.junit,
+       fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ropecheck\">\n"
+                   "  <testsuite name=\"ropecheck.identify\" tests=\"1\" failures=\"{}\" errors=\"0\" "
+                   "skipped=\"0\">\n    <testcase classname=\"ropecheck.identify\" name=\"identify\">{}"
+                   "</testcase>\n  </testsuite>\n</testsuites>\n",
+                   id.audit_passed ? 0 : 1,
+                   id.audit_passed ? "" : "<failure message=\"the audit against the inferred spec fails\"/>"));
+  write_files_together(files);
   return id.audit_passed ? exit_pass : exit_failed;
 }
 
@@ -114,11 +121,10 @@ void add_identify_command(CLI::App& app, int& exit_status) {
                   "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
                   "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
       ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
-  cmd->add_option("--streams", o->streams,
-                  "position streams per token: 1, 3 (M-RoPE t, h, w) or 2 (vision row, column); default: from "
-                  "the positions' shape ([3, tokens] is three streams)")
-      ->check(CLI::IsMember({1, 2, 3}));
-  cmd->add_option("--spec-out", o->spec_out, "write the inferred spec (JSON that `ropecheck audit --spec` reads)");
+  add_decimal_option(*cmd, "--streams", o->streams, 1, 3,
+                     "position streams per token: 1, 3 (M-RoPE t, h, w) or 2 (vision row, column); default: "
+                     "from the positions' shape ([3, tokens] is three streams)");
+  add_output_option(*cmd, "--spec-out", o->spec_out, "write the inferred spec (JSON that `ropecheck audit --spec` reads)");
   cmd->add_option("--x-name", o->x_name, "tensor name of X in a .safetensors file");
   cmd->add_option("--y-name", o->y_name, "tensor name of Y in a .safetensors file");
   cmd->add_option("--pos-name", o->positions_name, "tensor name of the positions");

@@ -10,6 +10,7 @@
 #include "abi/kernel_library.h"
 #include "cli/exit_codes.h"
 #include "fast/kernels.h"
+#include "reports/report_text.h"
 
 namespace ropecheck::cli {
 namespace {
@@ -48,7 +49,7 @@ void add_kernels_command(CLI::App& app, int& exit_status) {
       for (auto& k : kernels_json(library.kernels())) registry.push_back(std::move(k));
     }
     if (*as_json) {
-      fmt::print("{}\n", registry.dump(2));
+      fmt::print("{}", reports::json_text(registry));  // a library's description may not be UTF-8
     } else {
       fmt::print("{:<24} {:<11} {:<28} {:<15} {}\n", "name", "strategy", "dtypes", "pairings",
                  "description");

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "cli/flag_values.h"
+#include "cli/decimal_options.h"
 #include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
 #include "io/npy.h"
@@ -20,13 +20,12 @@ struct reference_options {
   std::string out;
   std::string form = "elementwise";
   std::string out_dtype = "float64";
-  std::optional<std::string> output_scale;  // --output-scale S: write y / S
+  std::optional<float> output_scale;  // --output-scale S: write y / S
 };
 
 int run_reference(const reference_options& options) {
   check_npy_output(options.out, options.inputs);
-  const float output_scale =
-      !options.output_scale ? 1.0f : output_scale_flag("--output-scale", *options.output_scale);
+  const float output_scale = options.output_scale.value_or(1.0f);
   const rope_inputs in = read_rope_inputs(options.inputs);
   write_npy(options.out, reference_tensor(in, options.inputs.x, options.form,
                                           *parse_dtype(options.out_dtype), output_scale));
@@ -53,7 +52,7 @@ void add_reference_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--out-dtype", options->out_dtype, "output dtype")
       ->check(CLI::IsMember({"float64", "float32"}))
       ->capture_default_str();
-  cmd->add_option("--output-scale", options->output_scale,
+  add_output_scale_option(*cmd, options->output_scale,
                   "write y / S: the exact values an fp8 output stored with scale S approximates "
                   "(S > 0, read as float32)");
   cmd->callback([options, &exit_status] { exit_status = run_reference(*options); });

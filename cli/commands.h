@@ -15,6 +15,7 @@ void add_gate_command(CLI::App& app, int& exit_status);
 void add_report_command(CLI::App& app, int& exit_status);
 void add_audit_command(CLI::App& app, int& exit_status);
 void add_identify_command(CLI::App& app, int& exit_status);
+void add_replay_command(CLI::App& app, int& exit_status);
 void add_bench_command(CLI::App& app, int& exit_status);  // only with ROPECHECK_BUILD_BENCHMARKS
 
 }  // namespace ropecheck::cli

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "abi/kernel_library.h"
 #include "bounds/accuracy_contracts.h"
 #include "fast/kernels.h"
 #include "properties/kernel_fixtures.h"
@@ -34,6 +35,10 @@ struct gate_options {
   // cases; shard 0 also runs the fixtures and the mutants. 0/1: everything.
   int shard_index = 0;
   int shard_count = 1;
+  // --isolate / --kernel-timeout: library kernels run in a worker process (abi/kernel_worker.h),
+  // each call bounded in time; `never` runs them in process.
+  abi::isolation isolation;
+  std::string json_path;  // --json, named in the replay line of a kernel whose process ended
 };
 
 // A contract by catalog name (bounds/accuracy_contracts.h), or read from a JSON file:

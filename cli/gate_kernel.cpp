@@ -7,10 +7,25 @@
 
 #include "bounds/accuracy_contracts.h"
 #include "cli/gate.h"
+#include "io/io_error.h"
 
 namespace ropecheck::cli {
 
+void check_kernel_name(std::string_view flag, std::string_view name) {
+  bool ok = !name.empty() && name.size() <= max_kernel_name_length;
+  for (const char c : name)
+    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                c == '.' || c == '-');
+  if (!ok)
+    throw bad_input(flag, fmt::format("is not 1 to {} characters of [A-Za-z0-9_.-]", max_kernel_name_length), name,
+                    "a kernel name is printed in replay lines, Markdown tables and file names");
+}
+
 gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kernel_settings& settings) {
+  check_kernel_name("name", kernel.name);
+  // An empty list would run no property on any dtype: a pass over nothing.
+  if (kernel.dtypes.empty()) throw bad_input("dtypes", "is empty: the gate would check nothing", "[]");
+  if (kernel.pairings.empty()) throw bad_input("pairings", "is empty: the gate would check nothing", "[]");
   const auto between = [&settings] {
     if (settings.between_checks) settings.between_checks();
   };
@@ -40,6 +55,13 @@ gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kerne
   result.fixtures = fixtures::check_kernel_fixtures(kernel, fixture_output_bound(bounds::exact_contract()));
   between();
   for (const auto& f : result.fixtures) result.outcome.passed = result.outcome.passed && f.passed;
+  // A pass needs something judged: a property case or a fixture value.
+  std::int64_t checked = 0;
+  for (const auto& p : result.outcome.properties) checked += p.cases;
+  for (const auto& f : result.fixtures) checked += f.values;
+  if (checked == 0)
+    throw bad_input("gate", "judged no property case and compared no fixture value, so it cannot pass",
+                    kernel.name, "every property was skipped for its dtypes and pairings");
   return result;
 }
 

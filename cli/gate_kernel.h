@@ -2,13 +2,17 @@
 // stores (properties/kernel_properties.h), then the fixtures (properties/kernel_fixtures.h) —
 // as an in-process entry point: `ropecheck.gate` (python/) calls it on a Python callable
 // wrapped as a fast::kernel_info. Properties whose contract a caller's kernel cannot express
-// are reported as skipped with the reason, never dropped.
+// are reported as skipped with the reason, never dropped. A gate that would check nothing is
+// refused (bad_input), never a pass: a kernel with no dtype or no pairing, and a run that judged
+// no property case and compared no fixture value.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fast/kernels.h"
@@ -34,6 +38,15 @@ struct gate_kernel_result {
   std::vector<properties::property_result> skipped;  // name, dtype and reason in `detail`
 };
 
+// Throws bad_input: a kernel without dtypes or pairings, a name check_kernel_name refuses, or
+// a run that checked nothing.
 gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kernel_settings& settings);
+
+// A kernel name as the C ABI allows one (include/kernel_abi.h, abi/kernel_library.cpp): 1 to
+// max_kernel_name_length characters of [A-Za-z0-9_.-]. It is printed in replay lines,
+// Markdown tables and file names, so anything else is refused (bad_input naming `flag`), not
+// escaped.
+inline constexpr std::size_t max_kernel_name_length = 128;
+void check_kernel_name(std::string_view flag, std::string_view name);
 
 }  // namespace ropecheck::cli

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   add_reference_command(app, exit_status);
   add_apply_command(app, exit_status);
   add_kernels_command(app, exit_status);
+  add_replay_command(app, exit_status);
 #ifdef ROPECHECK_HAS_BENCH
   add_bench_command(app, exit_status);
 #endif

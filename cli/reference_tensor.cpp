@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "io/io_error.h"
 #include "reference/rope_tensor.h"
 
 namespace ropecheck::cli {
@@ -29,6 +32,15 @@ tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::str
   const std::vector<double> y = reference::rope_tensor(to_float64(in.x, x_name), {in.rows, in.heads},
                                                        in.positions, in.spec, which, output,
                                                        output_scale);
+  // y / S past the output dtype's range would be written as inf: no reference value at all.
+  const double largest = out == dtype::float32 ? static_cast<double>(std::numeric_limits<float>::max())
+                                               : std::numeric_limits<double>::max();
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!(std::fabs(y[i]) <= largest))
+      throw bad_input("output_scale",
+                      fmt::format("makes y / S overflow {} (output {} of {}): no finite reference to write",
+                                  to_string(out), i, y.size()),
+                      fmt::format("{}", output_scale));
   return from_float64(y, in.x.shape, out);
 }
 

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <span>
 
-#include "cli/flag_values.h"
+#include "cli/decimal_options.h"
 #include "io/io_error.h"
 #include "io/npy.h"
 #include "io/read_tensor.h"
@@ -25,7 +25,7 @@ void add_spec_options(CLI::App& cmd, rope_input_paths& inputs) {
   cmd.add_option("--layer-type", inputs.layer_type,
                  "the layer type whose RoPE to use, when the config has one per layer type "
                  "(e.g. full_attention, sliding_attention)");
-  cmd.add_option("--layer", inputs.layer,
+  add_decimal_option(cmd, "--layer", inputs.layer, std::int64_t{0}, std::int64_t{2147483647},
                  "the layer (0-based) whose RoPE to use: refused when the config does not give "
                  "num_hidden_layers, when it is past the last layer, or when that layer applies no "
                  "RoPE (Llama 4's NoPE layers, Cohere2's full-attention layers)");
@@ -75,13 +75,7 @@ void check_positions(std::span<const std::int64_t> values, const rope_inputs& in
 
 rope_inputs read_rope_inputs(const rope_input_paths& paths) {
   spec_options options{paths.layer_type, paths.tower};
-  if (!paths.layer.empty()) {  // decimal digits only: a sign or a fraction is refused, never read as another index
-    const bool digits = paths.layer.size() <= 10 && paths.layer.find_first_not_of("0123456789") == std::string::npos;
-    const std::uint64_t layer = digits ? parse_uint64_flag("--layer", paths.layer) : 0;
-    if (!digits || layer > 2147483647u)
-      throw bad_input("--layer", "is not a layer index in 0 ... 2147483647", paths.layer);
-    options.layer = static_cast<std::int64_t>(layer);
-  }
+  options.layer = paths.layer;
   rope_spec spec = read_spec(paths.spec, options);
   tensor x = read_tensor(paths.x, paths.x_name, paths.raw16);
   const tensor pos = read_tensor(paths.positions, paths.positions_name, std::nullopt);
@@ -144,6 +138,10 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& pos,
   if (shape.back() != in.spec.head_dim)
     throw io_error(paths.x, "shape", "has a last dimension that is not the spec's head_dim",
                    format_shape(shape), fmt::format("head_dim {} from {}", in.spec.head_dim, paths.spec));
+  // Nothing to compute or judge: refused here, never a pass over 0 outputs.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+    throw io_error(paths.x, "shape", "has a dimension of 0 (no tokens, no heads or a batch of 0): nothing to check",
+                   format_shape(shape));
   in.heads = shape[shape.size() - 2];
   in.rows = shape.size() == 4 ? shape[0] * shape[1] : shape[0];
 

@@ -32,8 +32,7 @@ struct rope_input_paths {
   std::optional<std::string> positions_name;
   std::optional<dtype> raw16;                 // --dtype bfloat16/float8_*: raw bits are that dtype
   std::string layer_type;                     // --layer-type: which per-layer-type RoPE setup
-  std::string layer = {};                     // --layer INDEX as written ("" = none), checked by
-                                              // read_rope_inputs (cli/flag_values.h)
+  std::optional<std::int64_t> layer;          // --layer INDEX (cli/decimal_options.h)
   std::string tower = {};                     // --tower: text (default) or vision
 };
 

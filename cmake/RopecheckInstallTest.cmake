@@ -1,8 +1,8 @@
-# ctest installed_package_builds_the_example_kernel (cmake -P): cmake --install into a fresh
-# prefix, configure and build examples/installed_package against it, then list the built
-# kernel with the installed `ropecheck kernels --kernel-lib`. Fails on any step's exit code.
+# ctest installed_package_builds_the_example_kernel (cmake -P): configure and build
+# examples/installed_package against PREFIX, which the ctest
+# installed_package_installs_under_its_prefix filled, then list the built kernel with the
+# installed `ropecheck kernels --kernel-lib`. Fails on any step's exit code.
 file(REMOVE_RECURSE ${WORK_DIR})
-set(prefix ${WORK_DIR}/prefix)
 function(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT code EQUAL 0)
@@ -10,16 +10,13 @@ function(step)
   endif()
   set(step_output "${out}" PARENT_SCOPE)
 endfunction()
-step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(file bin/ropecheck include/ropecheck/kernel_abi.h)
-  if(NOT EXISTS ${prefix}/${file})
-    message(FATAL_ERROR "not installed: ${prefix}/${file}")
-  endif()
-endforeach()
+if(NOT EXISTS ${PREFIX}/bin/ropecheck)
+  message(FATAL_ERROR "nothing installed in ${PREFIX}")
+endif()
 step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/installed_package -B ${WORK_DIR}/build
-     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+     -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_BUILD_TYPE=Release)
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-step(${prefix}/bin/ropecheck kernels --json --kernel-lib ${WORK_DIR}/build/libfloat32_recipe_rope.so)
+step(${PREFIX}/bin/ropecheck kernels --json --kernel-lib ${WORK_DIR}/build/libfloat32_recipe_rope.so)
 if(NOT step_output MATCHES "\"name\": \"float32_recipe\"")
   message(FATAL_ERROR "the installed ropecheck does not list the kernel built against the package:\n${step_output}")
 endif()

@@ -46,15 +46,18 @@ status check_positions(const rope_call& call, const rope_angles& angles) {
   for (std::int32_t stream = 0; stream < call.position_streams; ++stream) {
     for (std::int64_t i = 0; i < call.tokens; ++i) {
       const std::int64_t m = position_at(call, i, stream);
-      if (m < lo || m > hi) {
+      // A sparse table (rope_angles::prepare_for) has rows for its call's positions only.
+      if (m < lo || m > hi || (cached && !angles.covers(m))) {
         const std::string where = call.position_streams > 1
                                       ? "[" + std::to_string(stream) + ", " + std::to_string(i) + "]"
                                       : "[" + std::to_string(i) + "]";
         return status::error(
             status_code::out_of_range,
             "positions" + where + " = " + std::to_string(m) + " is outside " +
-                (cached ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
-                        : "the on-the-fly range [-2^31, 2^31]"));
+                (!cached ? "the on-the-fly range [-2^31, 2^31]"
+                 : m < lo || m > hi
+                     ? "the cos/sin cache [0, " + std::to_string(angles.max_position()) + ")"
+                     : "the positions the cos/sin cache was built for"));
       }
     }
   }
@@ -288,6 +291,11 @@ result<rope_angles> kernel_info::prepare(const rope_frequencies& frequencies,
   return rope_angles::prepare(strategy, frequencies, max_position);
 }
 
+result<rope_angles> kernel_info::prepare_for(const rope_frequencies& frequencies,
+                                             std::span<const std::int64_t> positions) const {
+  return rope_angles::prepare_for(strategy, frequencies, positions);
+}
+
 std::span<const kernel_info> kernel_registry() { return registry; }
 
 const kernel_info* find_kernel(std::string_view name) {
@@ -312,7 +320,9 @@ status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype stor
                    std::to_string(streams) + " streams");
   std::int64_t max_position = 0;
   for (const std::int64_t m : positions) max_position = std::max(max_position, m + 1);
-  auto angles = kernel.prepare(scaled_frequencies(spec, max_position), max_position);
+  // Scalings that depend on the length see max position + 1; the cache table has a row per
+  // position the call uses, not one per position up to the largest (prepare_for).
+  auto angles = kernel.prepare_for(scaled_frequencies(spec, max_position), positions);
   if (!angles.ok()) return angles.state;
   const std::vector<std::int32_t> map = pair_streams(spec.streams, spec.rotary_dim);
   rope_call call = with_streams(

@@ -49,6 +49,10 @@ struct kernel_info {
   // Angles for this kernel's strategy (the cos/sin table is built only for cache kernels).
   result<rope_angles> prepare(const rope_frequencies& frequencies,
                               std::int64_t max_position) const;
+  // Angles for the positions of one call (rope_angles::prepare_for): a cache kernel's table
+  // has rows for those positions only when they are sparse.
+  result<rope_angles> prepare_for(const rope_frequencies& frequencies,
+                                  std::span<const std::int64_t> positions) const;
 };
 
 std::span<const kernel_info> kernel_registry();
@@ -56,7 +60,8 @@ const kernel_info* find_kernel(std::string_view name);  // nullptr if unknown
 
 // Rotates packed [rows, heads, head_dim] X into Y (Y may be X) with `kernel`, one position per
 // row and stream (`positions` is [streams, rows] for the spec's stream layout), by the spec's frequencies (scaled ones see max position + 1 as the sequence length). A
-// cache kernel gets a table covering [0, max position + 1). `output_scale`: rope_call's (fp8 only).
+// cache kernel gets a table of the call's positions (rope_angles::prepare_for: [0, max position
+// + 1) when they are dense, else their distinct values). `output_scale`: rope_call's (fp8 only).
 status apply_packed(const kernel_info& kernel, const rope_spec& spec, dtype storage, const void* x,
                     void* y, std::int64_t heads, std::span<const std::int64_t> positions,
                     direction dir = direction::forward, float output_scale = 1.0f);

@@ -47,18 +47,32 @@ void check_one(const flagged_path& out) {
   const fs::path folder = out.path.parent_path().empty() ? fs::path(".") : out.path.parent_path();
   const auto folder_info = stat_of(folder);
   if (!folder_info)
-    throw io_error(file, out.flag, "cannot write: its folder does not exist", folder.string(),
-                   std::strerror(errno));
+    throw io_error(file, out.flag,
+                   errno == ENOENT ? "cannot write: its folder does not exist" : "cannot write: its folder cannot be reached",
+                   folder.string(), std::strerror(errno));
   if (!S_ISDIR(folder_info->st_mode))
     throw io_error(file, out.flag, "cannot write: its folder is not a directory", folder.string());
+  // The write makes a file in the folder and renames it onto the path: the folder's permission
+  // is what it needs, also for an existing read-only file (which keeps its mode).
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     throw io_error(file, out.flag, "cannot write: its folder is not writable", folder.string(),
                    std::strerror(errno));
-  if (const auto info = stat_of(out.path); info && !S_ISREG(info->st_mode))
+  const auto info = stat_of(out.path);
+  // A name too long, a symbolic link loop, a component that is not a folder: the write would fail.
+  if (!info && errno != ENOENT)
+    throw io_error(file, out.flag, "cannot write: the path cannot be used", file, std::strerror(errno));
+  if (info && !S_ISREG(info->st_mode))
     throw io_error(file, out.flag,
                    fmt::format("cannot write: the path is {}, not a regular file",
                                file_type_name(info->st_mode)),
                    file);
+  // In a sticky folder (/tmp) only the owner of a file (or of the folder) may replace it.
+  struct stat link {};
+  const uid_t user = ::geteuid();
+  if (info && (folder_info->st_mode & S_ISVTX) != 0 && user != 0 && folder_info->st_uid != user &&
+      ::lstat(out.path.c_str(), &link) == 0 && link.st_uid != user)
+    throw io_error(file, out.flag, "cannot write: another user's file in a sticky folder", file,
+                   "only its owner may replace it");
 }
 
 }  // namespace

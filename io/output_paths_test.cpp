@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -105,6 +107,42 @@ TEST(write_files_together, an_existing_file_keeps_its_mode) {
   ASSERT_EQ(::stat((dir / "r.json").c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0444u);
   EXPECT_EQ(slurp(dir / "r.json"), "new");
+}
+
+// What the write will fail on is refused before the run: a symbolic link loop (the rename
+// would replace the link), a name longer than NAME_MAX, a folder that is a loop.
+TEST(check_outputs, a_link_loop_and_a_name_too_long_are_refused) {
+  const scratch_dir dir;
+  std::filesystem::create_symlink("loop", dir / "loop");
+  expect_io_error([&] { check_outputs({{"--json", dir / "loop"}}, {}); },
+                  {"loop", "--json", "cannot be used", "Too many levels of symbolic links"});
+  expect_io_error([&] { check_outputs({{"--json", dir / "loop" / "r.json"}}, {}); },
+                  {"--json", "its folder cannot be reached", "Too many levels of symbolic links"});
+  expect_io_error([&] { check_outputs({{"--html", dir / (std::string(256, 'n') + ".html")}}, {}); },
+                  {"--html", "cannot be used", "File name too long"});
+  EXPECT_NO_THROW(check_outputs({{"--html", dir / (std::string(250, 'n') + ".html")}}, {}));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"loop"});
+}
+
+// In a sticky folder (/tmp) rename(2) may not replace another user's file: refused up front.
+TEST(check_outputs, another_users_file_in_a_sticky_folder_is_refused_as_a_user) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a file of another user";
+  const scratch_dir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0);
+  std::ofstream(dir / "r.json") << "root's";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    try {
+      check_outputs({{"--json", dir / "r.json"}}, {});
+    } catch (const io_error& e) {
+      ::_exit(std::string(e.what()).find("sticky folder") != std::string::npos ? 0 : 2);
+    }
+    ::_exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace

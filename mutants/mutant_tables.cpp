@@ -9,7 +9,6 @@
 #include <optional>
 #include <vector>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -17,6 +16,7 @@
 #include "mutants/mutant_registry.h"
 #include "mutants/peer_style.h"
 #include "reports/gate_report.h"
+#include "reports/saved_report.h"
 
 namespace {
 
@@ -31,9 +31,8 @@ std::string family(const std::string& killer) {
 }
 
 void print_kill_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  const auto report = reports::gate_report_from_json(nlohmann::json::parse(in));
+  // Read as `ropecheck report` reads it: schema and invariants checked (reports/saved_report.h).
+  const auto report = reports::read_saved_gate_report(path);
   std::size_t killed = 0;
   for (const auto& m : report.mutants) killed += m.killed ? 1 : 0;
   fmt::print("### ropecheck gate --mutants (profile {}, seed {}): {} of {} mutants killed\n\n",

@@ -153,6 +153,11 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     skipped.detail = "not run: RC_PARAMS reproduces other properties";
     return skipped;
   }
+  if (const std::string why = options.stopped ? options.stopped() : std::string(); !why.empty()) {
+    skipped.state = run_state::not_run;
+    skipped.detail = "not run: " + why;
+    return skipped;
+  }
 
   // First every case of the budget, a failing case counted instead of stopping the run, so
   // that worst/bound is the worst over the same cases whether or not the property holds (what

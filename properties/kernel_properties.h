@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -80,6 +81,9 @@ struct check_options {
   // shard_block); 0/1 runs them all.
   int shard_index = 0;
   int shard_count = 1;
+  // Asked before each property: a non-empty answer ends the kernel's run there (a library
+  // kernel whose worker process ended, abi/kernel_worker.h), and says why the rest are not run.
+  std::function<std::string()> stopped;
 };
 
 struct kernel_result {
@@ -113,8 +117,8 @@ inline constexpr std::uint64_t default_seed = 20240611;
 // ROPECHECK_PROFILE=quick|deep (default quick); throws std::invalid_argument for other values.
 profile profile_from_environment();
 
-// RC_PARAMS's seed=N if given, else default_seed; throws std::invalid_argument if RC_PARAMS
-// does not parse.
+// RC_PARAMS's seed=N if given, else default_seed; throws std::runtime_error (exit 2) if RC_PARAMS
+// does not parse (property_runner.h read_rc_params).
 std::uint64_t seed_from_environment();
 
 }  // namespace ropecheck::properties

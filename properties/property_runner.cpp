@@ -6,13 +6,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 
+#include "io/decimal_text.h"
 #include "properties/summarise_runs.h"
 
 namespace ropecheck::properties {
@@ -137,13 +141,128 @@ std::string rc_params() {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-rc::detail::Configuration parse_rc_params(const rc::detail::Configuration& defaults) {
-  try {
-    return rc::detail::configFromString(rc_params(), defaults);
-  } catch (const rc::detail::ConfigurationException& e) {
-    throw std::runtime_error(std::string("RC_PARAMS: ") + e.what());  // bad input: exit 2
+// A value from the environment made safe for a one-line message.
+std::string shown(std::string_view text) {
+  std::string out;
+  for (const char c : text.substr(0, 80)) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += c;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      out += hex;
+    }
+  }
+  return text.size() > 80 ? out + "..." : out;
+}
+
+[[noreturn]] void refuse(std::string_view problem, std::string_view value, std::string_view note = {}) {
+  throw std::runtime_error("RC_PARAMS: " + std::string(problem) + " '" + shown(value) + "'" +
+                           (note.empty() ? "" : " (" + std::string(note) + ")"));  // exit 2
+}
+
+// RapidCheck's configuration syntax (its MapParser): key=value pairs separated by white space,
+// a key or value optionally quoted with ' or " (backslash escapes inside quotes), a key alone
+// meaning an empty value.
+std::vector<std::pair<std::string, std::string>> rc_param_pairs(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::size_t i = 0;
+  const auto space = [&] { return i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) != 0; };
+  const auto word = [&](bool key) {
+    std::string out;
+    if (i < text.size() && (text[i] == '\'' || text[i] == '"')) {
+      const char quote = text[i++];
+      bool escape = false;
+      for (; i < text.size(); ++i) {
+        if (!escape && text[i] == '\\') {
+          escape = true;
+        } else if (!escape && text[i] == quote) {
+          ++i;
+          return out;
+        } else {
+          out += text[i];
+          escape = false;
+        }
+      }
+      refuse("a quoted string does not end", text);
+    }
+    while (i < text.size() && !space() && !(key && text[i] == '=')) out += text[i++];
+    return out;
+  };
+  for (;;) {
+    while (space()) ++i;
+    if (i >= text.size()) return pairs;
+    std::pair<std::string, std::string> pair;
+    pair.first = word(true);
+    while (space()) ++i;
+    if (i < text.size() && text[i] == '=') {
+      ++i;
+      while (space()) ++i;
+      pair.second = word(false);
+    }
+    if (pair.first.empty()) refuse("a value has no key", text);
+    pairs.push_back(std::move(pair));
   }
 }
+
+// A plain decimal (io/decimal_text.h: no sign, space, leading zero or base prefix) within
+// lo ... hi.
+std::uint64_t rc_param_number(const std::string& key, const std::string& value, std::uint64_t lo,
+                              std::uint64_t hi) {
+  std::uint64_t n = 0;
+  const char* end = value.data() + value.size();
+  const auto [stop, error] = std::from_chars(value.data(), end, n);
+  if (!plain_decimal_digits(value) || error != std::errc() || stop != end || n < lo || n > hi)
+    refuse(key + " is not a decimal integer in " + std::to_string(lo) + " ... " + std::to_string(hi),
+           key + "=" + value,
+           key == "max_success" && value == "0" ? "a run of no cases would pass without checking anything" : "");
+  return n;
+}
+
+}  // namespace
+
+rc_params_values read_rc_params() {
+  const std::string text = rc_params();
+  rc_params_values out;
+  std::vector<std::string> seen;
+  for (const auto& [key, value] : rc_param_pairs(text)) {
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      refuse("key " + key + " is given twice", text);
+    seen.push_back(key);
+    if (key == "seed") {
+      out.seed = rc_param_number(key, value, 0, std::numeric_limits<std::uint64_t>::max());
+    } else if (key == "max_success") {
+      out.max_success = static_cast<int>(rc_param_number(key, value, 1, std::numeric_limits<int>::max()));
+    } else if (key == "noshrink") {
+      if (value != "0" && value != "1") refuse("noshrink is not 0 or 1", key + "=" + value);
+      out.noshrink = value == "1";
+    } else if (key == "reproduce") {
+      if (value.empty()) refuse("reproduce is empty", key + "=");
+    } else if (key == "max_size" || key == "max_discard_ratio" || key == "verbose_progress" ||
+               key == "verbose_shrinking") {
+      refuse("key " + key + " has no effect in ropecheck (its generators ignore the size, and it "
+             "reports progress and discards its own way)",
+             key + "=" + value, "ropecheck honours seed, max_success, noshrink and reproduce");
+    } else {
+      refuse("unknown key " + key, key + "=" + value,
+             "ropecheck honours RapidCheck's seed, max_success, noshrink and reproduce");
+    }
+  }
+  if (std::find(seen.begin(), seen.end(), "reproduce") != seen.end()) {
+    // RapidCheck's own decoding of its reproduce token.
+    rc::detail::Configuration decoded;
+    try {
+      decoded = rc::detail::configFromString(text, decoded);
+    } catch (const rc::detail::ConfigurationException& e) {
+      refuse(std::string("reproduce does not decode: ") + e.what(), text);
+    }
+    if (decoded.reproduce.empty()) refuse("reproduce names no failure", text);
+    out.reproduce = std::move(decoded.reproduce);
+  }
+  return out;
+}
+
+namespace {
 
 // "reproduce=…" for one failure, in RapidCheck's own encoding.
 std::string reproduce_token(const std::string& id, const rc::detail::Reproduce& reproduce) {
@@ -220,23 +339,17 @@ profile profile_from_environment() {
   throw std::invalid_argument("ROPECHECK_PROFILE: '" + name + "' is not quick or deep");
 }
 
-std::uint64_t seed_from_environment() {
-  rc::detail::Configuration defaults;
-  defaults.testParams.seed = default_seed;
-  return parse_rc_params(defaults).testParams.seed;
-}
+std::uint64_t seed_from_environment() { return read_rc_params().seed.value_or(default_seed); }
 
 run_settings settings_from_rc_params(profile level, std::uint64_t seed,
                                      std::string replay_command) {
-  rc::detail::Configuration defaults;
-  defaults.testParams.maxSuccess = 0;  // "not given": the profile decides
-  const rc::detail::Configuration given = parse_rc_params(defaults);
+  rc_params_values given = read_rc_params();
   run_settings s;
   s.level = level;
   s.seed = seed;
-  s.max_success_override = std::max(given.testParams.maxSuccess, 0);
-  s.disable_shrinking = given.testParams.disableShrinking;
-  s.reproduce = given.reproduce;
+  s.max_success_override = given.max_success;
+  s.disable_shrinking = given.noshrink;
+  s.reproduce = std::move(given.reproduce);
   s.replay_command = std::move(replay_command);
   return s;
 }

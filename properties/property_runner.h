@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -111,8 +112,22 @@ constexpr case_block shard_block(std::int64_t total, int index, int count) {
   return {total * index / count, total * (index + 1) / count};
 }
 
-// Settings from RC_PARAMS (via RapidCheck's own parser) for the given profile and seed; the
-// seed argument wins over RC_PARAMS's. Throws std::invalid_argument if RC_PARAMS is malformed.
+// RC_PARAMS, in RapidCheck's syntax, read strictly: the keys ropecheck honours are seed
+// (0 ... 2^64 - 1), max_success (1 ... 2^31 - 1: a run of 0 cases would pass vacuously),
+// noshrink (0 or 1) and reproduce (RapidCheck's token, decoded by RapidCheck), each at most
+// once, numbers as plain decimals. Any other key — unknown, or one of RapidCheck's that has no
+// effect here (max_size, max_discard_ratio, verbose_progress, verbose_shrinking) — is refused
+// rather than ignored. Throws std::runtime_error "RC_PARAMS: …" (exit 2) naming the key.
+struct rc_params_values {
+  std::optional<std::uint64_t> seed;
+  int max_success = 0;  // 0: not given
+  bool noshrink = false;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
+};
+rc_params_values read_rc_params();
+
+// Settings from RC_PARAMS (read_rc_params) for the given profile and seed; the seed argument
+// wins over RC_PARAMS's (the gate refuses the two when they differ).
 run_settings settings_from_rc_params(profile level, std::uint64_t seed, std::string replay_command);
 
 // Cases a property runs: RC_PARAMS max_success if given; deep: settings.deep_cases; quick its

@@ -3,16 +3,22 @@
 // (cli/reference_tensor.h), the audit (audit/audit.h, through cli/audit_input.h), the gate's
 // properties and fixtures on one kernel (cli/gate_kernel.h) and the report renderers
 // (reports/). ropecheck/__init__.py is the public API; this module is its engine. The GIL is
-// released around every long C++ computation.
+// released around every long C++ computation. Every argument is checked here (arguments.h,
+// spec_dict.h) before it reaches the core, and every refusal — the module's or the core's,
+// whatever the CLI exits 2 for — is a ropecheck.InputError (a ValueError) with the CLI's line.
 #include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,14 +27,17 @@
 #include "cli/gate_kernel.h"
 #include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
-#include "cli/flag_values.h"
 #include "io/io_error.h"
+#include "io/output_paths.h"
 #include "mutants/mutant_registry.h"
 #include "properties/kernel_properties.h"
+#include "python/arguments.h"
 #include "python/arrays.h"
 #include "python/python_kernel.h"
+#include "python/spec_dict.h"
 #include "reports/audit_report.h"
 #include "reports/gate_report.h"
+#include "reports/report_text.h"
 #include "spec/spec_reader.h"
 
 #ifndef ROPECHECK_VERSION
@@ -40,18 +49,86 @@ using namespace ropecheck;
 
 namespace {
 
-// Array names in messages and in the report's input fields (the CLI puts file names there).
-cli::rope_input_paths input_names(const rope_spec& spec, const py::dict& labels) {
+// The labels= dict: names of the inputs in messages and in the report's input fields (the CLI
+// puts file names there), each a label_argument; any other key is refused, never ignored.
+std::map<std::string, std::string> labels_argument(py::handle labels) {
+  std::map<std::string, std::string> out;
+  if (labels.is_none()) return out;
+  if (!py::isinstance(labels, py::module_::import("collections.abc").attr("Mapping")))
+    throw bad_input("labels", "is not a dict", python::shown(labels), python::type_note(labels));
+  for (const py::handle key : labels) {
+    const std::string name = python::text_argument(key, "labels key");
+    if (name != "spec" && name != "x" && name != "positions" && name != "y")
+      throw bad_input("labels", "has a key that is not \"spec\", \"x\", \"positions\" or \"y\"", name);
+    out[name] = python::label_argument(labels[key], fmt::format("labels['{}']", name));
+  }
+  return out;
+}
+
+cli::rope_input_paths input_names(const rope_spec& spec, const std::map<std::string, std::string>& labels) {
+  const auto label = [&labels](const std::string& key, const std::string& otherwise) {
+    const auto found = labels.find(key);
+    return found == labels.end() ? otherwise : found->second;
+  };
   cli::rope_input_paths names;
-  names.spec = labels.contains("spec") ? labels["spec"].cast<std::string>() : spec.source;
-  names.x = labels.contains("x") ? labels["x"].cast<std::string>() : "x";
-  names.positions = labels.contains("positions") ? labels["positions"].cast<std::string>() : "positions";
+  names.spec = label("spec", spec.source);
+  names.x = label("x", "x");
+  names.positions = label("positions", "positions");
   return names;
 }
 
-reports::report_paths paths_of(const std::optional<std::string>& json, const std::optional<std::string>& markdown,
-                               const std::optional<std::string>& html, const std::optional<std::string>& junit) {
-  return {json.value_or(""), markdown.value_or(""), html.value_or(""), junit.value_or("")};
+// A spec file read by load_spec keeps its path (as bytes) in this attribute of the Spec, so
+// that write() never overwrites the config it was read from (io/output_paths.h).
+constexpr const char* spec_file_attribute = "_file";
+
+py::object load_spec(py::handle spec) {
+  if (py::isinstance<rope_spec>(spec)) return py::reinterpret_borrow<py::object>(spec);
+  if (py::isinstance(spec, py::module_::import("collections.abc").attr("Mapping")))
+    return py::cast(parse_spec(python::json_from_python(spec, "spec"), "spec"));
+  if (PyUnicode_Check(spec.ptr()) || PyBytes_Check(spec.ptr()) ||
+      py::isinstance(spec, py::module_::import("os").attr("PathLike"))) {
+    const std::filesystem::path file = python::path_argument(spec, "spec");
+    py::object out = py::cast(read_spec(file));
+    out.attr(spec_file_attribute) = py::bytes(file.string());
+    return out;
+  }
+  throw bad_input("spec", "is not a dict, a path or a ropecheck.Spec", python::shown(spec),
+                  python::type_note(spec));
+}
+
+std::vector<flagged_path> spec_inputs(py::handle spec) {
+  if (!py::hasattr(spec, spec_file_attribute)) return {};
+  return {{"spec", std::filesystem::path(std::string(py::bytes(spec.attr(spec_file_attribute))))}};
+}
+
+// write(json=…, markdown=…, html=…, junit=…): None is "not asked for"; every path is checked
+// together, as the CLI checks its report flags, before anything is written.
+reports::report_paths report_paths_argument(py::handle json, py::handle markdown, py::handle html, py::handle junit,
+                                            const std::vector<flagged_path>& inputs) {
+  const auto path = [](py::handle value, const char* name) {
+    return value.is_none() ? std::string() : python::path_argument(value, name).string();
+  };
+  reports::report_paths paths{path(json, "json"), path(markdown, "markdown"), path(html, "html"), path(junit, "junit")};
+  check_outputs({{"json", paths.json}, {"markdown", paths.markdown}, {"html", paths.html}, {"junit", paths.junit}},
+                inputs);
+  return paths;
+}
+
+// A Python str of bytes that may not be UTF-8 (a file name), as os.fsdecode gives it.
+py::str fs_text(const std::string& bytes) {
+  PyObject* text = PyUnicode_DecodeFSDefaultAndSize(bytes.data(), static_cast<Py_ssize_t>(bytes.size()));
+  if (text == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(text);
+}
+
+// Bad input — whatever the CLI exits 2 for — is a ropecheck.InputError (a ValueError) with the
+// CLI's one line; SpecError (a spec the reader refuses) and FlagError (an argument's value) are
+// its subclasses. A bug (std::logic_error but std::invalid_argument) stays pybind11's mapping.
+void raise_as(PyObject* type, const char* what) {
+  PyObject* message = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace");
+  if (message == nullptr) return;  // the decode error is raised instead
+  PyErr_SetObject(type, message);
+  Py_DECREF(message);
 }
 
 // Properties whose contract is about memory a Python kernel never sees: the bridge
@@ -144,21 +221,100 @@ void gate_mutants(const fast::kernel_info& python_kernel, const cli::gate_kernel
   }
 }
 
+struct audit_result {
+  reports::audit_report report;
+  std::vector<flagged_path> inputs;  // the spec file, when the spec came from one
+};
+
+// A name for a kernel given without name=: its __name__ (or its type's), made a valid kernel
+// name ("<lambda>" becomes "_lambda_").
+std::string default_kernel_name(py::handle kernel) {
+  py::object name = py::getattr(kernel, "__name__", py::none());
+  if (!PyUnicode_Check(name.ptr())) name = py::handle(reinterpret_cast<PyObject*>(Py_TYPE(kernel.ptr()))).attr("__name__");
+  std::string out = python::shown(name);
+  for (char& c : out)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+      c = '_';
+  out.resize(std::min(out.size(), cli::max_kernel_name_length));
+  return out.empty() ? std::string("kernel") : out;
+}
+
+// The first line of the kernel's docstring, with control characters as spaces.
+std::string kernel_description(py::handle kernel) {
+  const py::object doc = py::getattr(kernel, "__doc__", py::none());
+  if (!PyUnicode_Check(doc.ptr())) return {};
+  const py::list lines = doc.attr("strip")().attr("splitlines")();
+  std::string out = lines.empty() ? std::string() : python::shown(lines[0]);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
+// gate()'s arguments, checked as the CLI checks the gate's flags, as a dict of plain values.
+py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairings, py::handle profile,
+                        py::handle seed, py::handle mutants, py::handle tensor_type, py::handle name) {
+  if (!PyCallable_Check(kernel.ptr()))
+    throw bad_input("kernel", "is not callable", python::shown(kernel), python::type_note(kernel));
+  py::dict out;
+  const auto dtype_names = python::choices_argument(
+      dtypes, "dtypes", {"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"});
+  out["dtypes"] = dtype_names;
+  out["pairings"] = python::choices_argument(pairings, "pairings", {"half", "adjacent"});
+  out["profile"] = python::choice_argument(profile, "profile", {"quick", "deep"});
+  out["seed"] = seed.is_none() ? properties::default_seed : python::uint64_argument(seed, "seed");
+  out["mutants"] = python::bool_argument(mutants, "mutants");
+  const std::string tensors = python::choice_argument(tensor_type, "tensor_type", {"numpy", "torch"});
+  if (tensors == "numpy" && std::find(dtype_names.begin(), dtype_names.end(), "bfloat16") != dtype_names.end())
+    throw bad_input("dtypes", "bfloat16 needs tensor_type=\"torch\"", "bfloat16", "NumPy has no bfloat16");
+  out["tensor_type"] = tensors;
+  if (name.is_none()) {
+    out["name"] = default_kernel_name(kernel);
+  } else {
+    const std::string given = python::label_argument(name, "name");
+    cli::check_kernel_name("name", given);
+    out["name"] = given;
+  }
+  out["description"] = kernel_description(kernel);
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_ropecheck, m) {
   m.doc() = "ropecheck's C++ core (use the `ropecheck` package, not this module)";
   m.attr("__version__") = ROPECHECK_VERSION;
-  // Bad input is a ValueError whose message names the input, the field and the value.
-  py::register_exception<io_error>(m, "InputError", PyExc_ValueError);
-  py::register_exception<spec_error>(m, "SpecError", PyExc_ValueError);
-  py::register_exception<bad_input>(m, "FlagError", PyExc_ValueError);
+  // Kept for the life of the process, as pybind11's own registered exceptions are.
+  static PyObject* const input_error = PyErr_NewException("ropecheck.InputError", PyExc_ValueError, nullptr);
+  static PyObject* const spec_error_type = PyErr_NewException("ropecheck.SpecError", input_error, nullptr);
+  static PyObject* const flag_error = PyErr_NewException("ropecheck.FlagError", input_error, nullptr);
+  if (input_error == nullptr || spec_error_type == nullptr || flag_error == nullptr) throw py::error_already_set();
+  m.attr("InputError") = py::handle(input_error);
+  m.attr("SpecError") = py::handle(spec_error_type);
+  m.attr("FlagError") = py::handle(flag_error);
+  py::register_local_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (const py::builtin_exception&) {
+      throw;  // pybind11's own (value_error, cast_error, ...): its translator
+    } catch (const spec_error& e) {
+      raise_as(spec_error_type, e.what());
+    } catch (const bad_input& e) {
+      raise_as(flag_error, e.what());
+    } catch (const std::invalid_argument& e) {  // the reference's refusal, a request cli/ refuses
+      raise_as(input_error, e.what());
+    } catch (const std::logic_error&) {
+      throw;
+    } catch (const std::runtime_error& e) {  // io_error and every other exit-2 error of the CLI
+      raise_as(input_error, e.what());
+    }
+  });
 
-  py::class_<rope_spec>(m, "Spec")
+  py::class_<rope_spec>(m, "Spec", py::dynamic_attr())
       .def_readonly("head_dim", &rope_spec::head_dim)
       .def_readonly("rotary_dim", &rope_spec::rotary_dim)
       .def_readonly("base", &rope_spec::base)
-      .def_readonly("source", &rope_spec::source)
+      .def_property_readonly("source", [](const rope_spec& s) { return fs_text(s.source); })
       .def_property_readonly("pairing", [](const rope_spec& s) { return std::string(to_string(s.pair)); })
       .def_property_readonly("scaling", [](const rope_spec& s) { return std::string(to_string(type_of(s.scaling))); })
       // The layers the config says apply no RoPE (Llama 4 NoPE, Cohere2 full attention; rope_spec.h),
@@ -168,73 +324,74 @@ PYBIND11_MODULE(_ropecheck, m) {
       .def_readonly("layer", &rope_spec::layer)
       .def("__repr__", [](const rope_spec& s) {
         return fmt::format("Spec(head_dim={}, rotary_dim={}, base={}, pairing='{}', scaling='{}', source='{}'{})",
-                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(type_of(s.scaling)), s.source,
+                           s.head_dim, s.rotary_dim, s.base, to_string(s.pair), to_string(type_of(s.scaling)),
+                           printable(s.source, 4096),
                            s.without_rope.any() ? fmt::format(", {}", describe(s.without_rope)) : "");
       });
-  m.def("spec_from_json", [](const std::string& text, const std::string& source) {
-    return parse_spec(nlohmann::json::parse(text), source);
-  }, py::arg("text"), py::arg("source"));
-  m.def("spec_from_file", [](const std::string& path) { return read_spec(path); }, py::arg("path"));
+  // A dict, a path (str, bytes, os.PathLike) or a Spec (returned as is).
+  m.def("load_spec", [](py::handle spec) { return load_spec(spec); }, py::arg("spec"));
 
-  m.def("reference", [](const rope_spec& spec, const py::array& x, const std::string& x_dtype,
-                        const py::array& positions, const std::string& positions_dtype,
-                        const std::string& form, const std::string& out_dtype, double output_scale) {
-    const float scale = cli::output_scale_value("output_scale", output_scale);
-    const auto names = input_names(spec, py::dict());
-    const auto out = parse_dtype(out_dtype);
-    if (!out) throw std::invalid_argument(fmt::format("out_dtype: '{}' is not float64 or float32", out_dtype));
+  m.def("reference", [](py::handle spec_argument, const py::array& x, const std::string& x_dtype,
+                        const py::array& positions, const std::string& positions_dtype, py::handle form_argument,
+                        py::handle out_dtype_argument, py::handle output_scale) {
+    const rope_spec spec = load_spec(spec_argument).cast<rope_spec>();
+    const std::string form = python::choice_argument(form_argument, "form", {"elementwise", "complex", "matrix"});
+    const dtype out = *parse_dtype(python::choice_argument(out_dtype_argument, "out_dtype", {"float64", "float32"}));
+    const float scale = python::output_scale_argument(output_scale, "output_scale");
+    const auto names = input_names(spec, {});
     tensor xt = python::tensor_from_array(x, x_dtype, "x");
     const tensor pt = python::tensor_from_array(positions, positions_dtype, "positions");
     tensor y;
     {
       py::gil_scoped_release release;
       const cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
-      y = cli::reference_tensor(in, names.x, form, *out, scale);
+      y = cli::reference_tensor(in, names.x, form, out, scale);
     }
     return python::array_from_tensor(y);
   });
 
-  py::class_<reports::audit_report>(m, "AuditReport")
-      .def_readonly("passed", &reports::audit_report::passed)
-      .def("to_json", [](const reports::audit_report& r) { return reports::to_json(r).dump(2) + "\n"; })
-      .def("render_terminal", [](const reports::audit_report& r) { return reports::render_terminal(r); })
-      .def("write", [](const reports::audit_report& r, const std::optional<std::string>& json,
-                       const std::optional<std::string>& markdown, const std::optional<std::string>& html,
-                       const std::optional<std::string>& junit) {
-        reports::write_report_files(r, paths_of(json, markdown, html, junit));
+  py::class_<audit_result>(m, "AuditReport")
+      .def_property_readonly("passed", [](const audit_result& r) { return r.report.passed; })
+      .def("to_json", [](const audit_result& r) { return reports::json_text(reports::to_json(r.report)); })
+      .def("render_terminal", [](const audit_result& r) { return reports::valid_utf8(reports::render_terminal(r.report)); })
+      .def("write", [](const audit_result& r, py::handle json, py::handle markdown, py::handle html, py::handle junit) {
+        reports::write_report_files(r.report, report_paths_argument(json, markdown, html, junit, r.inputs));
       }, py::arg("json") = py::none(), py::arg("markdown") = py::none(), py::arg("html") = py::none(),
          py::arg("junit") = py::none());
 
-  m.def("audit", [](const rope_spec& spec, const py::array& x, const std::string& x_dtype,
+  m.def("audit", [](py::handle spec_argument, const py::array& x, const std::string& x_dtype,
                     const py::array& positions, const std::string& positions_dtype,
-                    const py::array& y, const std::string& y_dtype, std::optional<std::string> judged,
-                    std::optional<double> tolerance, const py::dict& labels, double output_scale) {
-    const float scale = cli::output_scale_value("output_scale", output_scale);
+                    const py::array& y, const std::string& y_dtype, py::handle judged,
+                    py::handle tolerance_argument, py::handle labels_argument_, py::handle output_scale) {
+    const py::object spec_object = load_spec(spec_argument);
+    const rope_spec spec = spec_object.cast<rope_spec>();
+    const float scale = python::output_scale_argument(output_scale, "output_scale");
+    const std::optional<double> tolerance = python::tolerance_argument(tolerance_argument, "tolerance");
+    const auto labels = labels_argument(labels_argument_);
     const auto names = input_names(spec, labels);
-    const std::string y_name = labels.contains("y") ? labels["y"].cast<std::string>() : "y";
+    const std::string y_name = labels.count("y") != 0 ? labels.at("y") : "y";
     std::optional<dtype> judged_type;
-    if (judged) {
-      judged_type = parse_dtype(*judged);
-      if (!judged_type || !is_floating(*judged_type) || *judged_type == dtype::float64)
-        throw std::invalid_argument(fmt::format(
-            "dtype: '{}' is not float32, float16, bfloat16, float8_e4m3fn or float8_e5m2", *judged));
-    }
+    if (!judged.is_none())
+      judged_type = parse_dtype(python::choice_argument(
+          judged, "dtype", {"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
     tensor xt = python::tensor_from_array(x, x_dtype, names.x);
     const tensor pt = python::tensor_from_array(positions, positions_dtype, names.positions);
     tensor yt = python::tensor_from_array(y, y_dtype, y_name);
+    audit_result result;
+    result.inputs = spec_inputs(spec_object);
     py::gil_scoped_release release;
     cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
     const audit::audit_input input =
         cli::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance, scale);
-    reports::audit_report report = audit::run_audit(input);
-    report.tool_version = ROPECHECK_VERSION;
-    return report;
+    result.report = audit::run_audit(input);
+    result.report.tool_version = ROPECHECK_VERSION;
+    return result;
   });
 
   py::class_<gate_result>(m, "GateReport")
       .def_property_readonly("passed", [](const gate_result& g) { return g.report.passed; })
-      .def("to_json", [](const gate_result& g) { return reports::to_json(g.report).dump(2) + "\n"; })
-      .def("render_terminal", [](const gate_result& g) { return reports::render_terminal(g.report); })
+      .def("to_json", [](const gate_result& g) { return reports::json_text(reports::to_json(g.report)); })
+      .def("render_terminal", [](const gate_result& g) { return reports::valid_utf8(reports::render_terminal(g.report)); })
       .def_property_readonly("mutants_not_applicable", [](const gate_result& g) {
         py::list out;
         for (const auto& [name, reason] : g.mutants_not_applicable) {
@@ -256,13 +413,14 @@ PYBIND11_MODULE(_ropecheck, m) {
         }
         return out;
       })
-      .def("write", [](const gate_result& g, const std::optional<std::string>& json,
-                       const std::optional<std::string>& markdown, const std::optional<std::string>& html,
-                       const std::optional<std::string>& junit) {
-        reports::write_report_files(g.report, paths_of(json, markdown, html, junit));
+      .def("write", [](const gate_result& g, py::handle json, py::handle markdown, py::handle html, py::handle junit) {
+        reports::write_report_files(g.report, report_paths_argument(json, markdown, html, junit, {}));
       }, py::arg("json") = py::none(), py::arg("markdown") = py::none(), py::arg("html") = py::none(),
          py::arg("junit") = py::none());
 
+  m.def("gate_arguments", &gate_arguments);
+
+  // Called with gate_arguments' values (ropecheck.gate).
   m.def("gate", [](py::object adapter, const std::string& name, const std::string& description,
                    const std::vector<std::string>& dtype_names, const std::vector<std::string>& pairing_names,
                    const std::string& profile, std::uint64_t seed, const std::string& replay,
@@ -270,19 +428,11 @@ PYBIND11_MODULE(_ropecheck, m) {
     std::vector<dtype> dtypes;
     for (const auto& d : dtype_names) {
       const auto t = parse_dtype(d);
-      if (!t || (*t != dtype::float32 && *t != dtype::float16 && *t != dtype::bfloat16 && !is_float8(*t)))
-        throw std::invalid_argument(fmt::format(
-            "dtypes: '{}' is not float32, float16, bfloat16, float8_e4m3fn or float8_e5m2", d));
+      if (!t) throw std::logic_error("gate: dtypes not checked by gate_arguments");
       dtypes.push_back(*t);
     }
     std::vector<pairing> pairings;
-    for (const auto& p : pairing_names) {
-      if (p != "half" && p != "adjacent")
-        throw std::invalid_argument(fmt::format("pairings: '{}' is not \"half\" or \"adjacent\"", p));
-      pairings.push_back(p == "half" ? pairing::half_split : pairing::adjacent);
-    }
-    if (profile != "quick" && profile != "deep")
-      throw std::invalid_argument(fmt::format("profile: '{}' is not \"quick\" or \"deep\"", profile));
+    for (const auto& p : pairing_names) pairings.push_back(p == "half" ? pairing::half_split : pairing::adjacent);
     auto kernel = std::make_unique<python::python_kernel>(std::move(adapter), name, description,
                                                           std::move(dtypes), std::move(pairings));
     cli::gate_kernel_settings settings;

@@ -47,7 +47,8 @@ std::string error_versus_position_svg(const audit_report& r) {
   constexpr int width = 640, height = 280, left = 60, bottom = 40, top = 20, right = 20;
   if (r.by_position.empty()) return "";
   double hi = std::max(r.tolerance_units, 1.0);
-  for (const auto& b : r.by_position) hi = std::max(hi, b.max_units);
+  for (const auto& b : r.by_position)
+    if (std::isfinite(b.max_units)) hi = std::max(hi, b.max_units);  // an infinite error is drawn at the top
   const double log_hi = std::ceil(std::log10(hi)) + 0.5, log_lo = -1;
   const auto x_of = [&](std::size_t i) {
     return left + (r.by_position.size() == 1 ? 0.5 : static_cast<double>(i) / (r.by_position.size() - 1)) *
@@ -145,11 +146,9 @@ std::string heatmap_svg(const audit_report& r) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">freq {}</text>\n", left - 4,
                        top + static_cast<int>(f) * cell_h + std::min(cell_h, 10), f);
   for (std::size_t p = 0; p < r.by_position.size(); ++p) {
-    const std::int64_t first = r.by_position[p].first;
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n",
                        left + static_cast<int>(p) * cell_w + cell_w / 2, top + cell_h * static_cast<int>(m.size()) + 12,
-                       first == 0 ? std::string("0")
-                                  : fmt::format("2^{}", static_cast<int>(std::log2(static_cast<double>(std::llabs(first))))));
+                       bucket_tick(r.by_position[p].first));
   }
   const int scale_top = top + cell_h * static_cast<int>(m.size()) + 22;
   for (int k = 0; k <= 40; ++k) {
@@ -224,7 +223,7 @@ json to_json(const audit_report& r) {
 audit_report audit_report_from_json(const json& j) {
   const std::string at = "report";
   if (field<std::string>(j, "report", at) != "audit")
-    throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"audit\"", j["report"].dump()));
+    throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"audit\"", detail::shown(j.at("report"))));
   // Version 1 (before output_scale was recorded) is still read: its audits were unscaled, or
   // their scale is unknown — read as 1, as such a report was written before scales were judged
   // with a diagnosis. Version 2 must state it.
@@ -284,12 +283,12 @@ audit_report audit_report_from_json(const json& j) {
     r.tolerance.oracle_units = field<double>(t, "oracle_units", "tolerance_terms");
     r.tolerance.store_half_spacing = field<bool>(t, "store_half_spacing", "tolerance_terms");
   }
-  const auto bp = field<json>(j, "by_position", at);
+  const json& bp = detail::array_field(j, "by_position", at);
   for (std::size_t i = 0; i < bp.size(); ++i) r.by_position.push_back(bucket_from(bp[i], fmt::format("by_position[{}]", i)));
-  const auto bf = field<json>(j, "by_frequency", at);
+  const json& bf = detail::array_field(j, "by_frequency", at);
   for (std::size_t i = 0; i < bf.size(); ++i) r.by_frequency.push_back(bucket_from(bf[i], fmt::format("by_frequency[{}]", i)));
   r.by_frequency_and_position = field<std::vector<std::vector<double>>>(j, "by_frequency_and_position", at);
-  const auto d = field<json>(j, "diagnosis", at);
+  const json& d = detail::array_field(j, "diagnosis", at);
   for (std::size_t i = 0; i < d.size(); ++i) {
     const std::string where = fmt::format("diagnosis[{}]", i);
     // share and evidence, recipe and attribution came with issue 15: older reports lack them.
@@ -312,7 +311,7 @@ audit_report audit_report_from_json(const json& j) {
     rf.bit_exact = field<double>(rj, "bit_exact", "recipe");
     rf.residual_units = field<double>(rj, "residual_units", "recipe");
   }
-  const auto aj = j.contains("attribution") ? field<json>(j, "attribution", at) : json::array();
+  const json aj = j.contains("attribution") ? detail::array_field(j, "attribution", at) : json::array();
   for (std::size_t i = 0; i < aj.size(); ++i) {
     const std::string where = fmt::format("attribution[{}]", i);
     r.attribution.push_back({field<std::string>(aj[i], "stage", where), field<double>(aj[i], "share", where),
@@ -469,7 +468,7 @@ std::string render_html(const audit_report& r) {
 }
 
 void write_report_files(const audit_report& report, const report_paths& paths) {
-  detail::write_renderings({{paths.json, [&] { return detail::json_text(to_json(report)); }},
+  detail::write_renderings({{paths.json, [&] { return json_text(to_json(report)); }},
                             {paths.markdown, [&] { return render_markdown(report); }},
                             {paths.html, [&] { return render_html(report); }},
                             {paths.junit, [&] { return render_junit(report); }}});

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "io/io_error.h"
+#include "reports/saved_report.h"
 
 namespace ropecheck::reports {
 namespace {
@@ -166,8 +167,14 @@ property_outcome merge_property(const std::vector<const property_outcome*>& part
       throw io_error(files[s]->first, where + ".verdict",
                      fmt::format("differs from {}'s {}", files[0]->first, verdict_of(*parts[0])),
                      verdict_of(p), "shards of one run skip the same properties");
-    out.cases += p.cases;
-    out.failed_cases += p.failed_cases;
+    // Sums of counts a shard report states (each checked ≥ 0): refused where int64 ends.
+    const auto add = [&](std::int64_t& sum, std::int64_t n, const char* name) {
+      if (__builtin_add_overflow(sum, n, &sum))
+        throw io_error(files[s]->first, where + "." + name, "makes the sum over the shards exceed 2^63 - 1",
+                       std::to_string(n));
+    };
+    add(out.cases, p.cases, "cases");
+    add(out.failed_cases, p.failed_cases, "failed_cases");
     if (p.worst_over_bound > out.worst_over_bound) {
       out.worst_over_bound = p.worst_over_bound;
       out.worst = p.worst;
@@ -197,29 +204,43 @@ property_outcome merge_property(const std::vector<const property_outcome*>& part
 
 gate_report merge_gate_reports(const std::vector<shard_file>& shards) {
   if (shards.empty()) throw bad_input("report merge", "needs the shards' reports", "");
-  for (std::size_t i = 1; i < shards.size(); ++i) check_same_run(shards[0], shards[i]);
-  // Shard order, each shard once, none missing.
-  const int count = shards[0].second.shard_count;
-  std::vector<const shard_file*> files(static_cast<std::size_t>(count), nullptr);
-  for (const auto& s : shards) {
-    auto& slot = files[static_cast<std::size_t>(s.second.shard_index)];
-    if (slot != nullptr)
-      throw bad_input("report merge", fmt::format("shard {} is given twice ({} and {})",
-                                                  shard_text(s.second), slot->first, s.first),
-                      s.first);
-    slot = &s;
+  for (const auto& [file, report] : shards) {
+    // A merge joins shards; a whole run's report has nothing to join (and alone it would be
+    // passed through unchecked as "merged").
+    if (report.shard_count < 2)
+      throw io_error(file, "shard", "is null: the report of a whole run, not of a shard (report merge joins the "
+                     "shard reports of one `gate --shard I/N` run; `ropecheck report` renders a whole run)",
+                     "null");
+    validate_report(report, file, report_use::merge_input);
   }
-  std::vector<std::string> missing;
-  for (int i = 0; i < count; ++i)
-    if (files[static_cast<std::size_t>(i)] == nullptr) missing.push_back(fmt::format("{}/{}", i, count));
-  if (!missing.empty())
+  for (std::size_t i = 1; i < shards.size(); ++i) check_same_run(shards[0], shards[i]);
+  // Shard order, each shard once, none missing. The count is the file's, up to 2^31 - 1: no
+  // table of that size is made for it.
+  const int count = shards[0].second.shard_count;
+  std::map<int, const shard_file*> by_index;
+  for (const auto& s : shards) {
+    const auto [slot, added] = by_index.emplace(s.second.shard_index, &s);
+    if (!added)
+      throw bad_input("report merge", fmt::format("shard {} is given twice ({} and {})",
+                                                  shard_text(s.second), slot->second->first, s.first),
+                      s.first);
+  }
+  if (by_index.size() != static_cast<std::size_t>(count)) {
+    constexpr std::size_t named = 8;  // the first missing shards named; the rest counted
+    std::vector<std::string> missing;
+    for (int i = 0; i < count && missing.size() < named; ++i)
+      if (by_index.count(i) == 0) missing.push_back(fmt::format("{}/{}", i, count));
+    const std::size_t total = static_cast<std::size_t>(count) - by_index.size();
+    const std::string list =
+        list_text(missing) + (total > missing.size() ? fmt::format(" and {} more", total - missing.size()) : "");
     throw bad_input("report merge",
                     fmt::format("shard{} {} {} missing (every shard 0 ... {} of the run is needed)",
-                                missing.size() > 1 ? "s" : "", list_text(missing),
-                                missing.size() > 1 ? "are" : "is", count - 1),
-                    list_text(missing));
+                                total > 1 ? "s" : "", list, total > 1 ? "are" : "is", count - 1),
+                    list);
+  }
+  std::vector<const shard_file*> files;
+  for (const auto& [index, file] : by_index) files.push_back(file);
 
-  if (count == 1) return files[0]->second;  // one unsharded report: itself
   gate_report out = files[0]->second;
   out.shard_index = 0;
   out.shard_count = 1;
@@ -228,7 +249,9 @@ gate_report merge_gate_reports(const std::vector<shard_file>& shards) {
   out.mutants.clear();
   const gate_report& first = files[0]->second;
   for (std::size_t k = 0; k < first.kernels.size(); ++k) {
-    kernel_outcome kernel{first.kernels[k].name, true, {}};
+    kernel_outcome kernel{first.kernels[k].name, true, {}, std::nullopt};
+    for (const auto* f : files)  // a process that ended in any shard ends the kernel's run
+      if (!kernel.ended && f->second.kernels[k].ended) kernel.ended = f->second.kernels[k].ended;
     for (std::size_t p = 0; p < first.kernels[k].properties.size(); ++p) {
       std::vector<const property_outcome*> parts;
       for (const auto* f : files) parts.push_back(&f->second.kernels[k].properties[p]);
@@ -242,6 +265,8 @@ gate_report merge_gate_reports(const std::vector<shard_file>& shards) {
     for (const auto& m : f->second.mutants) out.mutants.push_back(m);
   }
   judge(out);
+  // The merged report is a whole run's: held to every rule a saved one is (a pass needs a case).
+  validate_report(out, "report merge");
   return out;
 }
 

@@ -22,9 +22,11 @@
 namespace ropecheck::reports {
 
 // `shards`: (file name, report) pairs in any order. Throws io_error naming the file and the
-// field when the reports are not the shards of one run (tool version, profile, seed, contract,
-// maximum position, selected properties, kernels or their properties differ), and bad_input
-// naming the shard when one is given twice or missing ("shard 2/4 is missing").
+// field when a report is not a shard (a whole run's: nothing to merge), when the reports are not
+// the shards of one run (tool version, profile, seed, contract, maximum position, selected
+// properties, kernels or their properties differ) and when a sum of cases passes 2^63 − 1;
+// bad_input naming the shard when one is given twice or missing ("shard 2/4 is missing");
+// saved_report_error (saved_report.h) when a shard, or the merged report, breaks an invariant.
 gate_report merge_gate_reports(const std::vector<std::pair<std::string, gate_report>>& shards);
 
 }  // namespace ropecheck::reports

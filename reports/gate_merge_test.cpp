@@ -40,7 +40,7 @@ gate_report shard(int index, int count, property_outcome p) {
   skipped.name = "norm_preserved/float16";
   skipped.status = "skipped";
   skipped.detail = "skipped: the kernel does not support dtype float16";
-  r.kernels.push_back({"k", p.passed, {std::move(p), skipped}});
+  r.kernels.push_back({"k", p.passed, {std::move(p), skipped}, {}});
   if (index == 0) r.fixtures.push_back({"seed000_worked_example/k/float32", true, 157, 0.25, ""});
   judge(r);
   return r;
@@ -147,8 +147,8 @@ TEST(GateMerge, NamesTheMissingShardAndRefusesDuplicates) {
     EXPECT_NE(std::string(e.what()).find("shard 0/2 is given twice (a.json and b.json)"), std::string::npos)
         << e.what();
   }
-  // Two unsharded reports are two whole runs: shard 0/1 twice.
-  EXPECT_THROW(merge_gate_reports(files{{"a.json", shard(0, 1, p)}, {"b.json", shard(0, 1, p)}}), bad_input);
+  // Unsharded reports are whole runs, not shards: nothing to merge.
+  EXPECT_THROW(merge_gate_reports(files{{"a.json", shard(0, 1, p)}, {"b.json", shard(0, 1, p)}}), io_error);
 }
 
 TEST(GateMerge, ShardFieldRoundTripsThroughJson) {

@@ -57,11 +57,13 @@ std::string verdict_of(const property_outcome& p) {
   return p.status.empty() ? verdict(p.passed) : p.status;
 }
 
+std::string verdict_of(const kernel_outcome& k) { return k.ended ? k.ended->verdict : verdict(k.passed); }
+
 void judge(gate_report& r) {
   r.passed = true;
   for (auto& k : r.kernels) {
-    k.passed = std::none_of(k.properties.begin(), k.properties.end(),
-                            [](const property_outcome& p) { return !p.passed && p.status.empty(); });
+    k.passed = !k.ended && std::none_of(k.properties.begin(), k.properties.end(),
+                                        [](const property_outcome& p) { return !p.passed && p.status.empty(); });
     const std::string segment = "/" + k.name + "/";
     for (const auto& f : r.fixtures)
       if (!f.passed && f.name.find(segment) != std::string::npos) k.passed = false;
@@ -91,7 +93,14 @@ json to_json(const gate_report& r) {
                             {"detail", p.detail},
                             {"points", points}});
     }
-    kernels.push_back({{"name", k.name}, {"verdict", verdict(k.passed)}, {"properties", properties}});
+    json kernel = {{"name", k.name}, {"verdict", verdict_of(k)}, {"properties", properties}};
+    if (k.ended)
+      kernel["ended"] = {{"cause", k.ended->cause},
+                         {"property", k.ended->property},
+                         {"call", k.ended->call},
+                         {"replay", k.ended->replay},
+                         {"case", json::parse(k.ended->case_json, nullptr, false)}};
+    kernels.push_back(std::move(kernel));
   }
   json fixtures = json::array();
   for (const auto& f : r.fixtures) {
@@ -131,7 +140,7 @@ json to_json(const gate_report& r) {
 
 gate_report gate_report_from_json(const json& j) {
   if (field<std::string>(j, "report", "report") != "gate")
-    throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"gate\"", j["report"].dump()));
+    throw std::invalid_argument(fmt::format("report: field 'report': {} is not \"gate\"", detail::shown(j.at("report"))));
   gate_report r;
   const int version = field<int>(j, "schema_version", "report");
   if (version < 1 || version > schema_version)
@@ -160,14 +169,28 @@ gate_report gate_report_from_json(const json& j) {
       if (r.shard_count < 2 || r.shard_index < 0 || r.shard_index >= r.shard_count)
         throw std::invalid_argument(fmt::format(
             "report: field 'shard': {} is not {{\"index\": I, \"count\": N}} with 0 <= I < N, N >= 2",
-            shard.dump()));
+            detail::shown(shard)));
     }
   }
-  const auto kernels = field<json>(j, "kernels", "report");
+  const json& kernels = detail::array_field(j, "kernels", "report");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string where = fmt::format("kernels[{}]", i);
-    kernel_outcome k{field<std::string>(kernels[i], "name", where), verdict_field(kernels[i], where), {}};
-    const auto properties = field<json>(kernels[i], "properties", where);
+    kernel_outcome k{field<std::string>(kernels[i], "name", where), true, {}, std::nullopt};
+    const auto kernel_verdict = field<std::string>(kernels[i], "verdict", where);
+    if (kernel_verdict == "crashed" || kernel_verdict == "timed_out") {
+      const json& e = field<json>(kernels[i], "ended", where);
+      const std::string at = where + ".ended";
+      const json& saved_case = field<json>(e, "case", at);
+      if (!saved_case.is_object())
+        throw std::invalid_argument(fmt::format("{}: field 'case': {} is not an object", at, detail::shown(saved_case)));
+      k.ended = kernel_ending{kernel_verdict, field<std::string>(e, "cause", at), field<std::string>(e, "property", at),
+                              field<std::string>(e, "call", at), saved_case.dump(1) + "\n",
+                              field<std::string>(e, "replay", at)};
+      k.passed = false;
+    } else {
+      k.passed = verdict_field(kernels[i], where);
+    }
+    const json& properties = detail::array_field(kernels[i], "properties", where);
     for (std::size_t p = 0; p < properties.size(); ++p) {
       const std::string at = fmt::format("{}.properties[{}]", where, p);
       const json& q = properties[p];
@@ -201,7 +224,7 @@ gate_report gate_report_from_json(const json& j) {
     }
     r.kernels.push_back(std::move(k));
   }
-  const auto fixtures = field<json>(j, "fixtures", "report");
+  const json& fixtures = detail::array_field(j, "fixtures", "report");
   for (std::size_t i = 0; i < fixtures.size(); ++i) {
     const std::string where = fmt::format("fixtures[{}]", i);
     r.fixtures.push_back({field<std::string>(fixtures[i], "name", where),
@@ -211,8 +234,7 @@ gate_report gate_report_from_json(const json& j) {
                           field<std::string>(fixtures[i], "detail", where)});
   }
   if (j.contains("mutants")) {
-    const auto mutants = field<json>(j, "mutants", "report");
-    if (!mutants.is_array()) throw std::invalid_argument("report: field 'mutants': not an array");
+    const json& mutants = detail::array_field(j, "mutants", "report");
     for (std::size_t i = 0; i < mutants.size(); ++i) {
       const std::string where = fmt::format("mutants[{}]", i);
       mutant_outcome m;
@@ -368,6 +390,12 @@ std::string render_terminal(const gate_report& r) {
       out += "\n";
     }
   }
+  // A kernel whose process ended: how, during what, and the in-process replay (for a debugger).
+  for (const auto& k : r.kernels) {
+    if (!k.ended) continue;
+    out += fmt::format("\n{}: {} — {} during {}\n  call: {}\n  replay: {}\n", k.name, k.ended->verdict,
+                       k.ended->cause, k.ended->property, k.ended->call, k.ended->replay);
+  }
   // Each failure (and known failure) in full: what failed, where the worst case is, the shrunk
   // counterexample, the replay line.
   for (const auto& k : r.kernels) {
@@ -419,7 +447,9 @@ std::string render_markdown(const gate_report& r) {
         failed += (failed.empty() ? "" : ", ") +
                   fmt::format("`{}`{}", p.name, p.status == "known_failure" ? " (known)" : "");
     }
-    out += fmt::format("| `{}` | {} | {} | {} |\n", k.name, verdict(k.passed), ratio(worst),
+    if (k.ended) failed = fmt::format("{} during `{}` ({}){}", k.ended->verdict, k.ended->property, k.ended->cause,
+                                      failed.empty() ? "" : "; " + failed);
+    out += fmt::format("| `{}` | {} | {} | {} |\n", k.name, verdict_of(k), ratio(worst),
                        failed.empty() ? "—" : failed);
   }
   std::size_t fixtures_failed = 0;
@@ -504,7 +534,7 @@ std::string error_versus_position_svg(const property_outcome& p) {
   if (p.points.empty()) return "";
   double hi_ratio = 1, hi_position = 1;
   for (const auto& [m, q] : p.points) {
-    hi_ratio = std::max(hi_ratio, q);
+    if (std::isfinite(q)) hi_ratio = std::max(hi_ratio, q);  // an infinite ratio is drawn at the top
     hi_position = std::max(hi_position, std::fabs(static_cast<double>(m)));
   }
   const double y_hi = std::ceil(std::log10(hi_ratio)) + 0.5, y_lo = -4;
@@ -599,7 +629,7 @@ std::string render_html(const gate_report& r) {
 }
 
 void write_report_files(const gate_report& report, const report_paths& paths) {
-  detail::write_renderings({{paths.json, [&] { return detail::json_text(to_json(report)); }},
+  detail::write_renderings({{paths.json, [&] { return json_text(to_json(report)); }},
                             {paths.markdown, [&] { return render_markdown(report); }},
                             {paths.html, [&] { return render_html(report); }},
                             {paths.junit, [&] { return render_junit(report); }}});

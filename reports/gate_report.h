@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,11 +49,25 @@ inline constexpr std::size_t max_points_per_property = 2000;
 // "pass" | "fail" | "known_failure" | "skipped" | "not_run".
 std::string verdict_of(const property_outcome& p);
 
+// What ended a library kernel's worker process (abi/kernel_worker.h) during the gate.
+struct kernel_ending {
+  std::string verdict;    // "crashed" or "timed_out": the kernel's verdict
+  std::string cause;      // "signal 11 (SIGSEGV)", "exit status 0 (the kernel called exit or _exit)", …
+  std::string property;   // the property that was running
+  std::string call;       // one line: the call that was running
+  std::string case_json;  // that call as a case file (abi/abi_case.h), for `ropecheck replay`
+  std::string replay;     // the command that replays it in process
+};
+
 struct kernel_outcome {
   std::string name;
   bool passed = true;
   std::vector<property_outcome> properties;
+  std::optional<kernel_ending> ended;  // set: the kernel's run ended with it (never a pass)
 };
+
+// "pass" | "fail" | "crashed" | "timed_out".
+std::string verdict_of(const kernel_outcome& k);
 
 struct fixture_outcome {
   std::string name;              // e.g. "seed000_worked_example/cache_simd/float32"

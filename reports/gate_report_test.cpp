@@ -28,7 +28,7 @@ gate_report sample_report() {
   r.passed = false;
   r.contract = "float32_angles";
   r.max_position = 65536;
-  r.kernels.push_back({"good_kernel", true, {outcome("within_bound_of_reference", true, 100, 0.61, "", "")}});
+  r.kernels.push_back({"good_kernel", true, {outcome("within_bound_of_reference", true, 100, 0.61, "", "")}, {}});
   auto bad = outcome("within_bound_of_reference", false, 7, 1234.5, "position 131072 & <x> = \"1\"",
                      "RC_PARAMS=\"seed=42\" ropecheck gate");
   bad.message = "within_bound_of_reference violated at m=65535";
@@ -40,7 +40,7 @@ gate_report sample_report() {
   skipped.detail = "skipped: the kernel does not support dtype float16";
   auto known = outcome("strategies_agree/float32", false, 80, 46, "", "");
   known.status = "known_failure";
-  r.kernels.push_back({"bad_kernel", false, {bad, skipped, known}});
+  r.kernels.push_back({"bad_kernel", false, {bad, skipped, known}, {}});
   r.fixtures.push_back({"seed000_worked_example/good_kernel/float32", true, 157, 0.2, ""});
   return r;
 }

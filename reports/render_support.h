@@ -1,5 +1,6 @@
 // render_support: what every report rendering shares — verdict words, XML escaping, reading a
-// JSON field with an error that names it, and writing a rendering atomically. Internal to reports/.
+// JSON field with an error that names it, and writing a rendering atomically (as valid UTF-8,
+// report_text.h). Internal to reports/.
 #pragma once
 
 #include <fmt/format.h>
@@ -14,9 +15,11 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "reports/report_text.h"
 
 namespace ropecheck::reports::detail {
 
@@ -39,26 +42,6 @@ inline std::string xml_escape(std::string_view text) {
   return out;
 }
 
-// JSON has no infinity or NaN (nlohmann writes them as null, which nothing can read back):
-// a report writes a non-finite number as the string "Infinity", "-Infinity" or "NaN", and
-// reads those strings back wherever it reads a number (docs/report-schema.md).
-inline void spell_non_finite_numbers(nlohmann::json& j) {
-  if (j.is_number_float()) {
-    const double v = j.get<double>();
-    if (std::isnan(v)) j = "NaN";
-    else if (std::isinf(v)) j = v > 0 ? "Infinity" : "-Infinity";
-    return;
-  }
-  if (j.is_structured())
-    for (auto& child : j) spell_non_finite_numbers(child);
-}
-
-// The text of a JSON report: every number readable back, two-space indented, one final newline.
-inline std::string json_text(nlohmann::json j) {
-  spell_non_finite_numbers(j);
-  return j.dump(2) + "\n";
-}
-
 inline double number_of(const nlohmann::json& j) {
   if (j.is_string()) {
     const auto& s = j.get_ref<const std::string&>();
@@ -70,6 +53,13 @@ inline double number_of(const nlohmann::json& j) {
   return j.get<double>();
 }
 
+// A JSON value as an error message shows it: compact, at most 80 characters.
+inline std::string shown(const nlohmann::json& value) {
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > 80) text = text.substr(0, 80) + "...";
+  return text;
+}
+
 template <class T>
 T value_of(const nlohmann::json& j) {
   if constexpr (std::is_same_v<T, double>) {
@@ -79,6 +69,16 @@ T value_of(const nlohmann::json& j) {
     for (const auto& row : j.get_ref<const nlohmann::json::array_t&>()) {
       out.emplace_back();
       for (const auto& v : row.get_ref<const nlohmann::json::array_t&>()) out.back().push_back(number_of(v));
+    }
+    return out;
+  } else if constexpr (std::is_same_v<T, std::vector<std::pair<std::int64_t, double>>>) {
+    // Plot points [position, ratio]: the position a whole number in range (get<> would cast
+    // 1e300 to an integer), the ratio any number the writer spells (a failing case's "Infinity").
+    T out;
+    for (const auto& point : j.get_ref<const nlohmann::json::array_t&>()) {
+      const auto& pair = point.get_ref<const nlohmann::json::array_t&>();
+      if (pair.size() != 2) throw nlohmann::json::type_error::create(302, "not a [position, ratio] pair", &point);
+      out.emplace_back(value_of<std::int64_t>(pair[0]), number_of(pair[1]));
     }
     return out;
   } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
@@ -101,8 +101,20 @@ T field(const nlohmann::json& j, const char* name, const std::string& where) {
     return value_of<T>(j.at(name));
   } catch (const nlohmann::json::exception&) {
     throw std::invalid_argument(
-        fmt::format("{}: field '{}': {} has the wrong type", where, name, j.at(name).dump()));
+        fmt::format("{}: field '{}': {} has the wrong type", where, name, shown(j.at(name))));
   }
+}
+
+// A field that must be an array (of objects, read by index): a string or an object is refused
+// here rather than indexed.
+inline const nlohmann::json& array_field(const nlohmann::json& j, const char* name, const std::string& where) {
+  if (!j.is_object() || !j.contains(name))
+    throw std::invalid_argument(fmt::format("{}: field '{}': missing", where, name));
+  const nlohmann::json& value = j.at(name);
+  if (!value.is_array())
+    throw std::invalid_argument(fmt::format("{}: field '{}': {} is not an array", where, name,
+                                            shown(value)));
+  return value;
 }
 
 inline bool verdict_field(const nlohmann::json& j, const std::string& where) {
@@ -119,13 +131,14 @@ struct rendering {
   std::function<std::string()> render;
 };
 
-// Renders every requested file, then writes them all or nothing (io/atomic_file.h
-// write_files_together): a failure leaves no report file changed and no temporary behind.
+// Renders every requested file, as valid UTF-8 (report_text.h: a user's file name may not be),
+// then writes them all or nothing (io/atomic_file.h write_files_together): a failure leaves no
+// report file changed and no temporary behind.
 inline void write_renderings(const std::vector<rendering>& renderings) {
   std::vector<planned_file> files;
   for (const auto& r : renderings) {
     if (r.path.empty()) continue;
-    files.push_back({r.path, [text = r.render()](std::ostream& out) {
+    files.push_back({r.path, [text = valid_utf8(r.render())](std::ostream& out) {
                        out.write(text.data(), static_cast<std::streamsize>(text.size()));
                      }});
   }

@@ -35,6 +35,20 @@ open('empty.json', 'w').write('')
 open('utf8.json', 'wb').write(b'{"head_dim": 8, "x": "\xff\xfe"}')
 open('big.json', 'w').write('[' + ' ' * (65 << 20) + ']')
 open('notreport.json', 'w').write('{"a": 1}')
+# Degenerate forms (nothing to judge, or a tolerance that cannot fail): exit 2, never a pass.
+save('tokens0.npy', '<f4', (0, 1, 8), [], 'f'); save('pos0.npy', '<i8', (0,), [], 'q')
+save('heads0.npy', '<f4', (4, 0, 8), [], 'f'); save('batch0.npy', '<f4', (0, 4, 1, 8), [], 'f')
+save('posb0.npy', '<i8', (0, 4), [], 'q'); save('far.npy', '<i8', (4,), [0, 70000, 140000, 200000], 'q')
+save('ones_fp8.npy', '|u1', (4, 1, 8), [0x38] * 32, 'B')
+open('nope.json', 'w').write('{"model_type": "llama4_text", "head_dim": 8, "rope_theta": 10000.0, "num_hidden_layers": 2, "no_rope_layers": [0, 0]}')
+open('linear_attn.json', 'w').write('{"model_type": "qwen3_next", "head_dim": 8, "rope_theta": 10000.0, "partial_rotary_factor": 1.0, "num_hidden_layers": 2, "layer_types": ["linear_attention", "linear_attention"]}')
+open('tiny_factor.json', 'w').write('{"head_dim": 8, "rope_scaling": {"rope_type": "linear", "factor": 1e-300}}')
+open('tiny_yarn.json', 'w').write('{"head_dim": 8, "max_position_embeddings": 4096, "rope_scaling": {"rope_type": "yarn", "factor": 1e-300}}')
+open('betas.json', 'w').write('{"head_dim": 8, "max_position_embeddings": 4096, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "beta_fast": 1.0, "beta_slow": 32.0}}')
+open('interleaved.json', 'w').write('{"head_dim": 8, "rope_scaling": {"rope_type": "default", "mrope_section": [1, 2, 1], "mrope_interleaved": true}}')
+open('banana.json', 'w').write('{"head_dim": 8, "num_hidden_layers": 2, "layer_types": ["full_attention", "banana_attention"]}')
+t = '{"constant": 1.65, "angle": 3.0001, "angle_per_pair": 0, "absolute": 0}'
+open('wide_contract.json', 'w').write('{"name": "wide", "float32": %s, "float16": {"constant": 1e30, "angle": 0, "angle_per_pair": 0, "absolute": 0}, "bfloat16": %s}' % (t, t))
 open('seedneg.json', 'w').write('{"report": "gate", "tool_version": "x", "verdict": "pass", "profile": "quick", "seed": -1, "kernels": [], "fixtures": []}')
 PY
 "$R" apply --kernel cache_scalar --spec spec.json --x x.npy --pos pos.npy --out y.npy >/dev/null 2>&1
@@ -42,6 +56,7 @@ PY
 mkfifo fifo.npy fifo.json fifo.so; mkdir dir dir.npy dir.json
 ln -s /dev/zero zero.npy; ln -s /dev/zero zero.safetensors; ln -s /dev/urandom urandom.npy; ln -s /dev/zero zero.json; ln -s /dev/zero zero.so
 ln -s y.npy link-to-y.json
+ln -s loop.json loop.json; ln -s loop.npy loop.npy; LONG=$(printf 'n%.0s' {1..252}).json  # a symbolic link loop; a name of 257 bytes
 A="audit --spec spec.json --x x.npy --pos pos.npy"
 cases=(
  "$A --y fifo.npy" "audit --spec spec.json --x fifo.npy --pos pos.npy --y y.npy" "audit --spec fifo.json --x x.npy --pos pos.npy --y y.npy"
@@ -69,6 +84,19 @@ cases=(
  "apply --kernel nope --spec spec.json --x x.npy --pos pos.npy --out y2.npy" "apply --kernel cache_scalar --spec spec.json --x fifo.npy --pos pos.npy --out y2.npy"
  "reference --spec spec.json --x x.npy --pos pos.npy --out pos.npy" "reference --spec spec.json --x x.npy --pos pos.npy --out fifo.npy"
  "reference --spec inf.json --x x.npy --pos pos.npy --out y2.npy" "reference --spec spec.json --x zero.npy --pos pos.npy --out y2.npy"
+ "reference --spec spec.json --x tokens0.npy --pos pos0.npy --out y2.npy" "apply --kernel cache_simd --spec spec.json --x heads0.npy --pos pos.npy --out y2.npy"
+ "audit --spec spec.json --x batch0.npy --pos posb0.npy --y batch0.npy" "audit --spec spec.json --x heads0.npy --pos pos.npy --y heads0.npy"
+ "identify --x tokens0.npy --pos pos0.npy --y tokens0.npy" "identify --x heads0.npy --pos pos.npy --y heads0.npy"
+ "reference --spec nope.json --x x.npy --pos pos.npy --out y2.npy" "audit --spec linear_attn.json --x x.npy --pos pos.npy --y y.npy"
+ "audit --spec tiny_factor.json --x x.npy --pos far.npy --y x.npy" "audit --spec tiny_yarn.json --x x.npy --pos far.npy --y x.npy"
+ "audit --spec betas.json --x x.npy --pos pos.npy --y y.npy" "audit --spec interleaved.json --x x.npy --pos pos.npy --y y.npy"
+ "audit --spec banana.json --x x.npy --pos pos.npy --y y.npy" "$A --y y.npy --tolerance 16777216"
+ "$A --y ones_fp8.npy --dtype float8_e4m3fn --output-scale 1e-45" "$A --y ones_fp8.npy --dtype float8_e4m3fn --output-scale 1e-30"
+ "gate --kernel cache_scalar --contract wide_contract.json"
+ "identify --x x.npy --pos pos.npy --y y.npy --spec-out x.npy" "identify --x x.npy --pos pos.npy --y y.npy --json pos.npy" "identify --x x.npy --pos pos.npy --y y.npy --spec-out s.json --json s.json"
+ "identify --x x.npy --pos pos.npy --y y.npy --spec-out s.json --junit missing-dir/r.xml" "identify --x x.npy --pos pos.npy --y y.npy --spec-out loop.json" "identify --x x.npy --pos pos.npy --y y.npy --spec-out fifo.json"
+ "$A --y y.npy --json loop.json" "$A --y y.npy --json $LONG" "gate --kernel cache_scalar --html $LONG"
+ "apply --kernel cache_scalar --spec spec.json --x x.npy --pos pos.npy --out loop.npy"
  "frobnicate" "audit --spec spec.json --x x.npy --pos pos.npy --y y.npy --frob 3" "gate --profile fast" ""
 )
 ok=0; bad=0

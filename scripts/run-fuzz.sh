@@ -9,7 +9,7 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 corpus_root=$(mktemp -d)
 trap 'rm -rf "$corpus_root"' EXIT
-for target in npy_fuzzer safetensors_fuzzer spec_fuzzer; do
+for target in npy_fuzzer safetensors_fuzzer spec_fuzzer report_fuzzer; do
   mkdir -p "$corpus_root/$target"
   log="$corpus_root/$target.log"
   if ! ./build-fuzz/fuzz/$target -max_total_time="$seconds" -rss_limit_mb=2048 \

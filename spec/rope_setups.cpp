@@ -291,8 +291,44 @@ layers_without_rope periodic_layers(text_model& text, const periodic_layer_types
 
 }  // namespace
 
-layers_without_rope find_layers_without_rope(text_model& text, std::string_view model_type,
-                                             std::string_view source) {
+namespace {
+
+// A config whose every layer skips RoPE has nothing to check: refused, never read as RoPE.
+const layers_without_rope& with_some_rope(const layers_without_rope& w, const text_model& text,
+                                          std::string_view source) {
+  const bool none_rotates =
+      w.every == 1 || (w.layers > 0 && static_cast<std::int64_t>(w.indices.size()) == w.layers);
+  if (!none_rotates) return w;
+  const std::string key = text.prefix.empty() ? w.field : w.field.substr(text.prefix.size() + 1);
+  const json* value = f::given(*text.config, key);
+  f::fail(source, w.field, value ? *value : json(w.every),
+          fmt::format("leaves no layer that applies RoPE ({}): nothing to check", w.rule));
+}
+
+// transformers' PreTrainedConfig.validate_layer_type accepts these layer_types entries
+// (configuration_utils.py ALLOWED_LAYER_TYPES, with its legacy "attention" and "mamba"); any
+// other is a config transformers refuses, so ropecheck refuses it too rather than guess
+// whether such a layer rotates.
+constexpr std::string_view known_layer_types[] = {
+    "full_attention", "sliding_attention", "chunked_attention", "linear_attention",
+    "compressed_sparse_attention", "heavily_compressed_attention", "deepseek_sparse_attention",
+    "minimax_m3_sparse", "conv", "sparse", "dense", "hybrid", "hybrid_sliding", "moe", "attention", "mamba"};
+
+void refuse_unknown_layer_types(const text_model& text, std::string_view source) {
+  const json* types = f::given(*text.config, "layer_types");
+  if (!types || !types->is_array()) return;
+  for (std::size_t i = 0; i < types->size(); ++i) {
+    const json& t = (*types)[i];
+    const bool known = t.is_string() && std::find(std::begin(known_layer_types), std::end(known_layer_types),
+                                                  t.get<std::string>()) != std::end(known_layer_types);
+    if (!known)
+      f::fail(source, fmt::format("{}[{}]", f::path(text.prefix, "layer_types"), i), t,
+              "is not a layer type transformers knows (full_attention, sliding_attention, chunked_attention, "
+              "linear_attention, ...): whether such a layer rotates is not known");
+  }
+}
+
+layers_without_rope rope_free_layers(text_model& text, std::string_view model_type, std::string_view source) {
   if (model_type == "llama4_text" || model_type == "llama4") return llama4_layers(text, source);
   for (const periodic_layer_types& p : periodic_families)
     if (model_type == p.model_type) return periodic_layers(text, p, source);
@@ -302,6 +338,14 @@ layers_without_rope find_layers_without_rope(text_model& text, std::string_view 
   if (const json* types = layer_types_of(text, source); types && every_layer.layers == 0)
     every_layer.layers = static_cast<std::int64_t>(types->size());
   return every_layer;
+}
+
+}  // namespace
+
+layers_without_rope find_layers_without_rope(text_model& text, std::string_view model_type,
+                                             std::string_view source) {
+  refuse_unknown_layer_types(text, source);
+  return with_some_rope(rope_free_layers(text, model_type, source), text, source);
 }
 
 std::string layer_type_of(const text_model& text, std::int64_t layer) {

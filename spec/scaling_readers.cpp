@@ -110,6 +110,11 @@ rope_scaling read_yarn(const json& block, const context& ctx) {
     sc.factor = {static_cast<double>(*ctx.max_position_embeddings), static_cast<double>(*in_block)};
   sc.beta_fast = f::positive(block, ctx.source, ctx.prefix, "beta_fast").value_or(sc.beta_fast);
   sc.beta_slow = f::positive(block, ctx.source, ctx.prefix, "beta_slow").value_or(sc.beta_slow);
+  // β_fast counts the rotations of the fast end of the ramp, β_slow of the slow end: with
+  // β_fast < β_slow the ramp runs backwards (Peng et al. §3.2 take β = 32 > α = 1).
+  if (sc.beta_fast < sc.beta_slow)
+    f::fail(ctx.source, f::path(ctx.prefix, "beta_fast"), json(sc.beta_fast),
+            fmt::format("is below beta_slow {}: the YaRN ramp would run backwards", sc.beta_slow));
   sc.mscale = f::non_negative(block, ctx.source, ctx.prefix, "mscale");
   sc.mscale_all_dim = f::non_negative(block, ctx.source, ctx.prefix, "mscale_all_dim");
   const auto extrapolation = f::non_negative(block, ctx.source, ctx.prefix, "extrapolation_factor");

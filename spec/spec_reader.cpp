@@ -301,6 +301,16 @@ void read_mrope(const json& block, const std::string& prefix, std::string_view s
     f::fail(source, field, *section,
             fmt::format("sums to {} pairs, not rotary_dim/2 = {}", total, spec.rotary_dim / 2));
   spec.streams.rule = interleaved.value_or(false) ? stream_rule::mrope_interleaved : stream_rule::mrope_sections;
+  // Interleaved, pair j is height's when j % 3 == 1 and width's when j % 3 == 2, below 3·section:
+  // a section of more than a third of the pairs would silently get fewer pairs than it says.
+  const int pairs = spec.rotary_dim / 2;
+  for (int s = 1; interleaved.value_or(false) && s <= 2; ++s)
+    if (3 * (spec.streams.section[s] - 1) + s >= pairs)
+      f::fail(source, field, *section,
+              fmt::format("is interleaved, but its {} section {} does not fit in {} pairs (pair j is {}'s only "
+                          "when j % 3 == {}, so at most {} of them)",
+                          s == 1 ? "height" : "width", spec.streams.section[s], pairs, s == 1 ? "height" : "width",
+                          s, (pairs - s + 2) / 3));
 }
 
 std::optional<scaling_convention> convention_named(const std::string& name) {

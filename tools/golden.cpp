@@ -163,14 +163,15 @@ std::span<const stream_golden_config> stream_golden_configs() {
   return configs;
 }
 
-rope_spec stream_golden_spec(const stream_golden_config& config) {
-  return read_spec(ROPECHECK_SOURCE_DIR "/fixtures/model-configs/" + config.config,
-                   spec_options{"", config.tower});
+rope_spec stream_golden_spec(const stream_golden_config& config,
+                             const std::filesystem::path& model_configs) {
+  return read_spec(model_configs / config.config, spec_options{"", config.tower});
 }
 
-std::string stream_golden_text(const stream_golden_config& config) {
+std::string stream_golden_text(const stream_golden_config& config,
+                               const std::filesystem::path& model_configs) {
   using reference::mp_real;
-  const rope_spec spec = stream_golden_spec(config);
+  const rope_spec spec = stream_golden_spec(config, model_configs);
   const auto params = reference::params_from_spec<mp_real>(spec);
   std::vector<mp_real> x(spec.head_dim);
   for (int c = 0; c < spec.head_dim; ++c) x[c] = golden_input(c);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,11 +46,14 @@ struct stream_golden_config {
 
 std::span<const stream_golden_config> stream_golden_configs();
 
-// The spec a stream golden configuration reads from its config file.
-rope_spec stream_golden_spec(const stream_golden_config& config);
+// The spec a stream golden configuration reads from its config file in `model_configs` (the
+// source tree's fixtures/model-configs/: only the generator and the tests read it).
+rope_spec stream_golden_spec(const stream_golden_config& config,
+                             const std::filesystem::path& model_configs);
 
 // The whole text of one stream golden file: per token a line 'positions p0 p1 [p2]', then the
 // rotated dims as in golden_text.
-std::string stream_golden_text(const stream_golden_config& config);
+std::string stream_golden_text(const stream_golden_config& config,
+                               const std::filesystem::path& model_configs);
 
 }  // namespace ropecheck::golden

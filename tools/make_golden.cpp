@@ -13,9 +13,11 @@ int main(int argc, char** argv) {
     std::ofstream(path, std::ios::binary) << ropecheck::golden::golden_text(config);
     fmt::print("wrote {}\n", path.string());
   }
+  const std::filesystem::path model_configs = ROPECHECK_SOURCE_DIR "/fixtures/model-configs";
   for (const auto& config : ropecheck::golden::stream_golden_configs()) {
     const auto path = dir / (config.name + ".txt");
-    std::ofstream(path, std::ios::binary) << ropecheck::golden::stream_golden_text(config);
+    std::ofstream(path, std::ios::binary)
+        << ropecheck::golden::stream_golden_text(config, model_configs);
     fmt::print("wrote {}\n", path.string());
   }
   return 0;

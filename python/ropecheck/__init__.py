@@ -9,12 +9,15 @@ pybind11 module, never a reimplementation).
 
 Inputs are NumPy arrays, anything with the array protocol, or torch CPU tensors (bfloat16 read
 through its raw bits). CUDA tensors: copy them to the CPU at the boundary (``t.cpu()``).
+
+Every bad argument — an array, a spec, a label, a seed, a tolerance, a path — raises
+``InputError`` (a ValueError; ``SpecError`` and ``FlagError`` are its subclasses) with the
+one-line message the ``ropecheck`` command prints for the same input before its exit 2.
 """
 
 from __future__ import annotations
 
 import json as _json
-import os as _os
 from collections.abc import Mapping as _Mapping
 from dataclasses import dataclass as _dataclass
 
@@ -24,9 +27,9 @@ from ._bridge import raw_array as _raw_array
 
 __version__ = _core.__version__
 Spec = _core.Spec
-InputError = _core.InputError  # a ValueError: bad array, shape or position, named in the message
-SpecError = _core.SpecError  # a ValueError: a spec the reader refuses, naming the key and value
-FlagError = _core.FlagError  # a ValueError: an argument value the call cannot use (tolerance, seed), named
+InputError = _core.InputError  # a ValueError: any bad input or argument, named in the message
+SpecError = _core.SpecError  # an InputError: a spec the reader refuses, naming the key and value
+FlagError = _core.FlagError  # an InputError: an argument value the call cannot use (tolerance, seed), named
 
 __all__ = [
     "AuditReport",
@@ -44,15 +47,10 @@ __all__ = [
 
 
 def load_spec(spec) -> Spec:
-    """A spec from a dict (a ``config.json`` loaded with ``json.load`` works as is), a path to a
-    JSON file, or a Spec (returned as is)."""
-    if isinstance(spec, Spec):
-        return spec
-    if isinstance(spec, _Mapping):
-        return _core.spec_from_json(_json.dumps(dict(spec)), "spec")
-    if isinstance(spec, (str, _os.PathLike)):
-        return _core.spec_from_file(_os.fspath(spec))
-    raise TypeError(f"spec: expected a dict, a path or a ropecheck.Spec, got {type(spec).__name__}")
+    """A spec from a dict (a ``config.json`` loaded with ``json.load`` works as is; read by the
+    rules of a config.json file: no inf or nan, nesting to 256 levels), a path to a JSON file, or
+    a Spec (returned as is)."""
+    return _core.load_spec(spec)
 
 
 def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "float64",
@@ -65,7 +63,7 @@ def reference(x, positions, spec, form: str = "elementwise", out_dtype: str = "f
     (``--output-scale``): each output is y / S, the value an fp8 store with that scale approximates."""
     xa, xd = _raw_array(x, "x")
     pa, pd = _raw_array(positions, "positions")
-    return _core.reference(load_spec(spec), xa, xd, pa, pd, form, out_dtype, float(output_scale))
+    return _core.reference(spec, xa, xd, pa, pd, form, out_dtype, output_scale)
 
 
 class _Report:
@@ -92,7 +90,9 @@ class _Report:
         return self._core.to_json()
 
     def write(self, json=None, markdown=None, html=None, junit=None) -> None:
-        self._core.write(*(None if p is None else _os.fspath(p) for p in (json, markdown, html, junit)))
+        """Writes the files asked for, all or none; the paths are checked first as the CLI checks
+        its report flags (not empty, not one path twice, not the spec file read)."""
+        self._core.write(json, markdown, html, junit)
 
 
 class AuditReport(_Report):
@@ -134,13 +134,11 @@ def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | No
     ``labels`` names the inputs in messages and the report (keys spec, x, positions, y).
     ``output_scale`` S (``--output-scale``): fp8 ``y`` written as round(y_exact / S), judged and
     diagnosed so, and recorded as the report's ``output_scale``; a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8."""
-    raw16 = dtype if dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else None
+    raw16 = dtype if isinstance(dtype, str) and dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else None
     xa, xd = _raw_array(x, "x", raw16)
     pa, pd = _raw_array(positions, "positions")
     ya, yd = _raw_array(y, "y", raw16)
-    return AuditReport(_core.audit(load_spec(spec), xa, xd, pa, pd, ya, yd, dtype,
-                                   None if tolerance is None else float(tolerance), dict(labels or {}),
-                                   float(output_scale)))
+    return AuditReport(_core.audit(spec, xa, xd, pa, pd, ya, yd, dtype, tolerance, labels, output_scale))
 
 
 @_dataclass(frozen=True)
@@ -232,18 +230,12 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
     (dtypes, pairings, skipped properties) and passes only if each applicable one is killed, as
     ``ropecheck gate --mutants`` does: evidence that the checks your kernel passed have teeth.
 
-    An exception raised by the kernel ends the gate with that exception."""
-    if tensor_type not in ("numpy", "torch"):
-        raise ValueError(f"tensor_type: '{tensor_type}' is not \"numpy\" or \"torch\"")
-    dtypes = [dtypes] if isinstance(dtypes, str) else list(dtypes)
-    pairings = [pairings] if isinstance(pairings, str) else list(pairings)
-    if tensor_type == "numpy" and "bfloat16" in dtypes:
-        raise ValueError('dtypes: bfloat16 needs tensor_type="torch" (NumPy has no bfloat16)')
-    name = name or getattr(kernel, "__name__", type(kernel).__name__)
-    description = ((getattr(kernel, "__doc__", None) or "").strip().splitlines() or [""])[0]
-    seed = _core.default_seed() if seed is None else int(seed)
-    replay = (f"python: ropecheck.gate({name}, dtypes={dtypes!r}, pairings={pairings!r}, "
-              f"profile={profile!r}, seed={seed}, tensor_type={tensor_type!r})")
-    adapter = _kernel_adapter(kernel, tensor_type, name)
-    return GateReport(_core.gate(adapter, name, description, dtypes, pairings, profile, seed, replay,
-                                 bool(mutants)))
+    An exception raised by the kernel ends the gate with that exception. Empty ``dtypes`` or
+    ``pairings`` are refused (the gate would check nothing); ``name`` (default: the kernel's
+    ``__name__``) is 1 to 128 characters of ``[A-Za-z0-9_.-]``, as a C-ABI kernel's."""
+    a = _core.gate_arguments(kernel, dtypes, pairings, profile, seed, mutants, tensor_type, name)
+    replay = (f"python: ropecheck.gate({a['name']}, dtypes={a['dtypes']!r}, pairings={a['pairings']!r}, "
+              f"profile={a['profile']!r}, seed={a['seed']}, tensor_type={a['tensor_type']!r})")
+    adapter = _kernel_adapter(kernel, a["tensor_type"], a["name"])
+    return GateReport(_core.gate(adapter, a["name"], a["description"], a["dtypes"], a["pairings"], a["profile"],
+                                 a["seed"], replay, a["mutants"]))

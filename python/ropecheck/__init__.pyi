@@ -7,9 +7,10 @@ import numpy as np
 
 __version__: str
 
-class FlagError(ValueError): ...
+# Every bad argument or input: InputError, or one of its two subclasses.
 class InputError(ValueError): ...
-class SpecError(ValueError): ...
+class FlagError(InputError): ...
+class SpecError(InputError): ...
 
 class Spec:
     @property
@@ -31,8 +32,8 @@ class Spec:
     @property
     def layer(self) -> int | None: ...
 
-SpecLike = Mapping[str, Any] | str | os.PathLike[str] | Spec
-Path = str | os.PathLike[str]
+SpecLike = Mapping[str, Any] | str | bytes | os.PathLike[str] | Spec
+Path = str | bytes | os.PathLike[str]
 # q, k, positions, params -> (q_out, k_out); NumPy arrays or torch tensors (tensor_type="torch").
 Kernel = Callable[[Any, Any, Any, dict[str, Any]], tuple[Any, Any]]
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._ropecheck import InputError
+
 _NUMPY_DTYPES = {
     np.dtype(np.float64): "float64",
     np.dtype(np.float32): "float32",
@@ -45,12 +47,12 @@ def raw_array(value, name: str, raw16: str | None = None):
     CPU tensor. A 16-bit integer array holds the bits of ``raw16`` (``"bfloat16"``), as the
     CLI's ``--dtype bfloat16`` reads a uint16 .npy; a uint8 array the bits of ``raw16``
     ``"float8_e4m3fn"`` or ``"float8_e5m2"`` (and is refused without it, as the CLI refuses a
-    uint8 .npy without ``--dtype``). Raises ValueError naming the input for a CUDA tensor or an
-    unsupported dtype."""
+    uint8 .npy without ``--dtype``). Raises InputError (a ValueError) naming the input for a CUDA
+    tensor, an unsupported dtype or something that is no array."""
     if is_torch_tensor(value):
         torch = _torch()
         if value.device.type != "cpu":
-            raise ValueError(
+            raise InputError(
                 f"{name}: a torch tensor on {value.device}; copy it to the CPU at the boundary "
                 f"({name}.cpu()) — ropecheck reads host memory only"
             )
@@ -64,19 +66,22 @@ def raw_array(value, name: str, raw16: str | None = None):
             if value.dtype == fp8_dtype:
                 return np.ascontiguousarray(value.view(torch.uint8).numpy()), fp8_name
         value = value.numpy()
-    array = np.ascontiguousarray(np.asarray(value))
+    try:
+        array = np.ascontiguousarray(np.asarray(value))
+    except (TypeError, ValueError) as e:  # a ragged list, an object NumPy cannot read
+        raise InputError(f"{name}: is not an array ({' '.join(str(e).split())})") from None
     if array.dtype in (np.dtype(np.uint16), np.dtype(np.int16)):
         if raw16 is None:
-            raise ValueError(f"{name}: 16-bit integers: pass dtype=\"bfloat16\" to read them as bfloat16 bits")
+            raise InputError(f"{name}: 16-bit integers: pass dtype=\"bfloat16\" to read them as bfloat16 bits")
         return array.view(np.uint16), raw16
     if array.dtype == np.dtype(np.uint8):
         if raw16 not in _FP8:
-            raise ValueError(f"{name}: uint8 array: pass dtype=\"float8_e4m3fn\" or dtype=\"float8_e5m2\" "
+            raise InputError(f"{name}: uint8 array: pass dtype=\"float8_e4m3fn\" or dtype=\"float8_e5m2\" "
                              "to read it as fp8 bits")
         return array, raw16
     name_of = _NUMPY_DTYPES.get(array.dtype)
     if name_of is None:
-        raise ValueError(f"{name}: dtype {array.dtype} is not float64, float32, float16, bfloat16, int32 or int64")
+        raise InputError(f"{name}: dtype {array.dtype} is not float64, float32, float16, bfloat16, int32 or int64")
     if name_of == "float16":
         return array.view(np.uint16), "float16"
     return array, name_of

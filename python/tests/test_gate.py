@@ -90,11 +90,11 @@ def test_bad_return_values_are_errors_naming_the_output():
 
 
 def test_arguments_are_checked():
-    with pytest.raises(ValueError, match="bfloat16 needs tensor_type=\"torch\""):
+    with pytest.raises(ropecheck.FlagError, match="dtypes: bfloat16 needs tensor_type=\"torch\""):
         ropecheck.gate(rope_numpy, dtypes=["bfloat16"])
-    with pytest.raises(ValueError, match="pairings: 'neox'"):
+    with pytest.raises(ropecheck.FlagError, match="pairings\\[0\\]: is not \"half\" or \"adjacent\" 'neox'"):
         ropecheck.gate(rope_numpy, pairings=["neox"])
-    with pytest.raises(ValueError, match="profile: 'slow'"):
+    with pytest.raises(ropecheck.FlagError, match="profile: is not \"quick\" or \"deep\" 'slow'"):
         ropecheck.gate(rope_numpy, profile="slow")
 
 

@@ -72,7 +72,7 @@ def test_bad_input_names_the_field():
         ropecheck.reference(np.zeros((2, 1, 8)), np.array([0, 2**31]), spec)
     with pytest.raises(ValueError, match="rope_scaling"):
         ropecheck.reference(np.zeros((1, 1, 8)), np.arange(1), {"head_dim": 8, "rope_scaling": {"type": "bogus"}})
-    with pytest.raises(ValueError, match="form: unknown reference form 'polar'"):
+    with pytest.raises(ropecheck.FlagError, match="form: is not \"elementwise\", \"complex\" or \"matrix\" 'polar'"):
         ropecheck.reference(np.zeros((1, 1, 8)), np.arange(1), spec, form="polar")
     with pytest.raises(ValueError, match="dtype complex128"):
         ropecheck.reference(np.zeros((1, 1, 8), dtype=np.complex128), np.arange(1), spec)

@@ -1,0 +1,95 @@
+// What a kernel under test can do to a run, end to end (abi/kernel_worker.h): a library kernel
+// that crashes, aborts, exits (with status 0 too) or hangs ends its own worker process, and the
+// gate reports it as that kernel's verdict (crashed, timed_out) with the call that was running,
+// keeps the other kernels' results, writes every report and exits 1; a library that cannot be
+// loaded (a constructor that exits, SIZE_MAX kernels, a truncated file) is exit 2 naming it; and
+// the saved call replays the crash, in process with --isolate never.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_test_support.h"
+
+namespace ropecheck {
+namespace {
+
+using testing::file_text;
+using testing::run_result;
+
+run_result run(const std::string& args) { return testing::run_ropecheck_with_timeout(args, 300); }
+
+std::string library(const std::string& variant) { return std::string(HOSTILE_LIB_DIR) + "/libhostile_" + variant + ".so"; }
+
+class KernelIsolation : public testing::scratch_dir_test {};
+
+TEST_F(KernelIsolation, AMisbehavingKernelGetsItsVerdictAndTheOtherKernelKeepsItsOwn) {
+  const struct {
+    std::string variant, verdict, cause, options;
+  } cases[] = {
+      {"segv", "crashed", "SIGSEGV", ""},
+      {"abort", "crashed", "SIGABRT", ""},
+      {"exit0", "crashed", "exit status 0", ""},
+      {"exit3", "crashed", "exit status 3", ""},
+      {"hang", "timed_out", "no answer within 1 s", " --kernel-timeout 1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.variant);
+    const std::string json = path(c.variant + ".json"), junit = path(c.variant + ".xml");
+    const run_result r = run("gate --kernel-lib " + library(c.variant) + " --kernel-lib " + EXAMPLE_KERNEL_LIB +
+                             c.options + " --json " + json + " --junit " + junit);
+    // Never exit 0, never a signal or exit 3: the parent alone decides, after every report.
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("hostile: " + c.verdict), std::string::npos) << r.output;
+    ASSERT_TRUE(std::filesystem::exists(json)) << r.output;
+    EXPECT_TRUE(std::filesystem::exists(junit));
+    const auto report = nlohmann::json::parse(file_text(json));
+    ASSERT_EQ(report["kernels"].size(), 2u);
+    const auto& hostile = report["kernels"][0];
+    EXPECT_EQ(hostile["name"], "hostile");
+    EXPECT_EQ(hostile["verdict"], c.verdict);
+    EXPECT_NE(hostile["ended"]["cause"].get<std::string>().find(c.cause), std::string::npos) << hostile["ended"];
+    EXPECT_FALSE(hostile["ended"]["property"].get<std::string>().empty());
+    EXPECT_EQ(hostile["ended"]["case"]["case"], "ropecheck_kernel_call");
+    EXPECT_EQ(report["kernels"][1]["name"], "example_c");
+    EXPECT_EQ(report["kernels"][1]["verdict"], "pass");
+    // The saved report reads back (its schema and invariants, reports/saved_report.h).
+    const run_result again = run("report " + json);
+    EXPECT_EQ(again.exit_code, 1) << again.output;
+  }
+}
+
+TEST_F(KernelIsolation, ALibraryThatCannotBeLoadedIsExitTwoNamingIt) {
+  const std::string library_bytes = file_text(library("segv"));
+  std::ofstream(path("truncated.so"), std::ios::binary) << library_bytes.substr(0, 3000);
+  for (const std::string& lib : {library("ctor_exit"), library("count_max"), path("truncated.so")}) {
+    for (const std::string command : {"gate --kernel-lib ", "kernels --kernel-lib "}) {
+      const run_result r = run(command + lib);
+      EXPECT_EQ(r.exit_code, 2) << command << lib << ": " << r.output;
+      EXPECT_EQ(r.output.rfind("ropecheck: " + lib + ": ", 0), 0u) << r.output;
+      EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    }
+  }
+}
+
+TEST_F(KernelIsolation, TheSavedCallReplaysTheCrashInAWorkerAndInProcess) {
+  const std::string lib = library("segv_partial"), json = path("r.json");
+  const run_result gate = run("gate --kernel-lib " + lib + " --json " + json);
+  ASSERT_EQ(gate.exit_code, 1) << gate.output;
+  const run_result isolated = run("replay " + json + " --kernel-lib " + lib);
+  EXPECT_EQ(isolated.exit_code, 1) << isolated.output;
+  EXPECT_NE(isolated.output.find("crashed — signal 11 (SIGSEGV)"), std::string::npos) << isolated.output;
+  // In process the crash is ropecheck's own: the shell reports 128 + SIGSEGV.
+  const run_result in_process = run("replay " + json + " --kernel-lib " + lib + " --isolate never");
+  EXPECT_EQ(in_process.exit_code, 128 + 11) << in_process.output;
+  // The same call on a correct kernel returns OK: the case is a valid call.
+  const run_result correct = run("replay " + json + " --kernel-lib " + EXAMPLE_KERNEL_LIB + " --kernel example_c" +
+                                 " --isolate never");
+  EXPECT_EQ(correct.exit_code, 2) << correct.output;  // the report saved no call for example_c
+}
+
+}  // namespace
+}  // namespace ropecheck
