@@ -176,7 +176,7 @@ std::string load_error(const std::string& path) {
   return "no error";
 }
 
-// kernel_abi.h: names are [A-Za-z0-9_.-] and unique within a library (issue 13 §8).
+// kernel_abi.h: names are [A-Za-z0-9_.-] and unique within a library.
 TEST(KernelLibrary, AKernelNameOutsideTheAbisCharactersIsRefused) {
   const std::string message = load_error(MISNAMED_BAD_NAME_LIB);
   EXPECT_NE(message.find(MISNAMED_BAD_NAME_LIB), std::string::npos) << message;

@@ -1,4 +1,4 @@
-// The audit's forensics in process (issue 15): for each recipe a real implementation uses, a dump
+// The audit's forensics in process: for each recipe a real implementation uses, a dump
 // generated here by an independent simulation of that recipe — plain float / long double code
 // and numeric/half.h's roundings, nothing from audit/ — and the diagnosis must name the cause
 // that was injected, first, in float32, float16 and bfloat16, at dense, sampled and decode-block
@@ -233,7 +233,7 @@ TEST(Forensics, HuggingFaceFloat32IsReproducedBitForBit) {
       << codes(r) << attribution_text(r);
 }
 
-// The dumps the slope detector left unexplained (issue 15), rebuilt from each recipe.
+// The dumps the slope detector left unexplained, rebuilt from each recipe.
 TEST(Forensics, MetaPolarFloat16To131071NamesTheFloat32Angle) {
   std::vector<std::int64_t> positions = spread();
   while (positions.back() > 131071) positions.pop_back();

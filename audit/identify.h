@@ -1,10 +1,10 @@
 // identify: the RoPE convention inferred from X, the positions and Y alone (`ropecheck
-// identify`, issue 15) — the pass-through dims, the pairing, the per-pair angles and from them
+// identify`) — the pass-through dims, the pairing, the per-pair angles and from them
 // θ_j, the base and a linear factor (or explicit per-pair frequencies when no named scaling
 // fits), the attention factor, a constant position offset, and the rounding recipe (an audit
 // against the inferred spec). Each inference carries a confidence. The spec it writes is one
 // `ropecheck audit` reads unchanged.
-// With position streams (issue 16 §3–§4: [3, tokens] M-RoPE, [2, tokens] 2-D vision positions)
+// With position streams ([3, tokens] M-RoPE, [2, tokens] 2-D vision positions)
 // it also finds the stream layout (rope_spec.h stream_rule): which stream each pair's angle
 // follows, from the per-pair angles, then the one known rule (and sections) that maps pairs to
 // those streams; vision rows-first and alternating share that map and are told apart by which

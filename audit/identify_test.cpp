@@ -197,7 +197,7 @@ TEST(Identify, EveryNamedScalingInBothPairingsIsReproducedBySpecItWrites) {
 }
 
 
-// Position streams (issue 16 §3–§4). The dumps come from the 256-bit reference
+// Position streams. The dumps come from the 256-bit reference
 // (reference/rope_tensor.h, its own statement of the stream rules in rope_streams.cpp, rounded
 // once to float32) under a spec the spec reader parses from a real config in
 // fixtures/model-configs/ — never from identify or the double tier it audits with.

@@ -1,4 +1,4 @@
-// Position sets the audit's in-process tests generate dumps at (issue 15: dense, sampled and
+// Position sets the audit's in-process tests generate dumps at (dense, sampled and
 // decode-block positions): a dense run, a spread 0, 1, 2^(k/3) … 2^20, and a 64-token decode
 // block far from zero, where every position shares one |position| bucket.
 #pragma once

@@ -1,4 +1,4 @@
-// recipe: a RoPE implementation modelled as a pipeline of roundings (issue 15): the position's
+// recipe: a RoPE implementation modelled as a pipeline of roundings: the position's
 // type, how the inverse frequencies are made and kept, the angle m·θ_j's precision, where cos/sin
 // are computed and what they are kept in, the arithmetic of the rotation, and one final rounding
 // to the output type (after the division by the call's fp8 output scale σ, if any). simulate() recomputes one head vector's output under a recipe, from the

@@ -1,10 +1,10 @@
-// ropecheck_property_benchmarks: kernel-property cases per second (issue 17 §2), each property
+// ropecheck_property_benchmarks: kernel-property cases per second, each property
 // run as check_kernel_property runs it in the gate. Every run starts with a cold oracle memo,
 // as a new gate or ctest process does. One iteration is one property on one kernel over the
 // three dtypes float32/float16/bfloat16, --cases=N cases each (RC_PARAMS max_success; default
 // 300), every catalog property but call_size_invariant (below). CPU time: the properties run
 // on one thread. scripts/property-case-figures.py runs this binary and the same benchmark
-// built from the tree before issue 17 §2 (its per-case oracle path), alternately in one run,
+// built from the tree at 17dc5fd (its per-case oracle path), alternately in one run,
 // and turns both into the README table.
 #include <benchmark/benchmark.h>
 

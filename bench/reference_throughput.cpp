@@ -1,5 +1,5 @@
 // ropecheck_reference_benchmarks: head vectors per second of the 256-bit reference on a real
-// tensor shape (issue 17 §2: ≥ 20 000 vectors/s for a 32-head tensor on 2 cores), each form as
+// tensor shape (≥ 20 000 vectors/s for a 32-head tensor on 2 cores), each form as
 // `ropecheck reference` runs it (reference::rope_tensor: per-position work shared by the heads,
 // rows over all cores) beside the one-vector-at-a-time call it replaced, in the same run.
 // Real time, since the tensor path uses every core. Regenerate the README figures with

@@ -1,4 +1,4 @@
-// No false alarm from the audit's forensics (issue 15): the built-in kernels' outputs, over 20
+// No false alarm from the audit's forensics: the built-in kernels' outputs, over 20
 // seeds of X in float32, float16 and bfloat16, in both pairings, pass their audit and get no
 // cause (the recipe found is a correct kernel's at every stage but the last rounding). In
 // process: audit::run_audit on fast::apply_packed's output.

@@ -404,7 +404,7 @@ TEST_F(Audit, IdentifyWritesASpecTheAuditAccepts) {
   EXPECT_EQ(run("identify --x " + path("x.npy") + " --pos " + path("pos.npy") + " --y " + path("missing.npy")).exit_code, 2);
 }
 
-// identify with position streams end to end (issue 16 §3–§4): [3, tokens] positions of an image
+// identify with position streams end to end: [3, tokens] positions of an image
 // after text and a Qwen3-VL-like interleaved spec, [2, tokens] patch positions and a vision spec;
 // the reference writes Y, identify names the layout in its report and JSON and writes a spec the
 // audit passes; text-only streams (all equal) are refused, exit 2.

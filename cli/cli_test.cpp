@@ -184,7 +184,7 @@ TEST_F(CliTest, PositionsTheSpecDoesNotAllowExitTwo) {
   EXPECT_EQ(edges.exit_code, 0) << edges.output;
 }
 
-// Issue 16 §1: a config with one RoPE setup per layer type needs --layer-type (exit 2 listing
+// A config with one RoPE setup per layer type needs --layer-type (exit 2 listing
 // the choices, no output); with it, the chosen setup is used. The current rope_parameters
 // spelling gives the same output, bit for bit, as the older rope_theta + rope_scaling one.
 TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
@@ -230,7 +230,7 @@ TEST_F(CliTest, LayerTypeChoosesOneSetupAndRopeParametersReadAsRopeScaling) {
   EXPECT_NE(file_text(path("current.json.npy")), file_text(path("unscaled.json.npy")));
 }
 
-// Issue 16 §1: layers that apply no RoPE. A Llama 4 NoPE layer (every 4th layer when the config
+// Layers that apply no RoPE. A Llama 4 NoPE layer (every 4th layer when the config
 // has no no_rope_layers: transformers Llama4TextConfig) or a Cohere2 full-attention layer
 // (modeling_cohere2.py rotates only sliding-window layers) is exit 2 naming the field, with no
 // output; a RoPE layer reads the config's one RoPE setup, the same bytes as the plain spec.
@@ -283,7 +283,7 @@ TEST_F(CliTest, LayersWithoutRopeAreRefusedAndRopeLayersRead) {
   }
 }
 
-// M-RoPE (issue 16 §3): reference, apply and audit take [3, tokens] and [3, batch, tokens]
+// M-RoPE: reference, apply and audit take [3, tokens] and [3, batch, tokens]
 // positions; one stream for an M-RoPE spec is refused naming the file and its shape; text tokens
 // (three equal streams) give 1-D RoPE; apply's output passes the audit at its own streams and
 // fails it at others (a 1-D rotation of image tokens is caught).

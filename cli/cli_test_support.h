@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -34,6 +36,15 @@ inline run_result run_ropecheck(const std::string& args) { return run_ropecheck_
 // Under timeout(1): a run that hangs ends with exit 124 instead of stalling the test.
 inline run_result run_ropecheck_with_timeout(const std::string& args, int seconds) {
   return run_ropecheck_prefixed("timeout " + std::to_string(seconds) + " ", args);
+}
+
+// Exit 2, one line starting "ropecheck: " (the one-line contract of bad input), containing every
+// fragment.
+inline void expect_bad_input(const run_result& r, std::initializer_list<std::string> fragments) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.rfind("ropecheck: ", 0), 0u) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << "lacks \"" << f << "\": " << r.output;
 }
 
 inline std::string file_text(const std::string& path) {

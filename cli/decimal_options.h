@@ -17,24 +17,11 @@
 
 namespace ropecheck::cli {
 
-// An integer flag within min ... max (min >= 0: no numeric flag takes a sign); `target` keeps
-// its value when the flag is not given.
-template <std::integral T>
-CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name, T& target, T min, T max,
+// An integer flag within min ... max (min >= 0: no numeric flag takes a sign), into a T or a
+// std::optional<T>; `target` keeps its value when the flag is not given.
+template <class Target, std::integral T>
+CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name, Target& target, T min, T max,
                                 const std::string& help) {
-  return cmd
-      .add_option_function<std::string>(
-          name,
-          [&target, name, min, max](const std::string& text) {
-            target = static_cast<T>(decimal_integer_flag(name, text, static_cast<std::uint64_t>(min),
-                                                         static_cast<std::uint64_t>(max)));
-          },
-          help)
-      ->type_name("INT");
-}
-template <std::integral T>
-CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name, std::optional<T>& target,
-                                T min, T max, const std::string& help) {
   return cmd
       .add_option_function<std::string>(
           name,

@@ -15,16 +15,11 @@
 namespace ropecheck {
 namespace {
 
+using testing::expect_bad_input;
 using testing::run_result;
 
 run_result run(const std::string& args) { return testing::run_ropecheck_with_timeout(args, 120); }
 
-void expect_refused(const run_result& r, std::initializer_list<std::string> fragments) {
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.rfind("ropecheck: ", 0), 0u) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << "lacks \"" << f << "\": " << r.output;
-}
 
 class DegenerateForms : public testing::scratch_dir_test {
  protected:
@@ -75,7 +70,7 @@ TEST_F(DegenerateForms, NoTokensNoHeadsNoBatchAreRefusedByEveryTensorCommand) {
                                std::pair{"batch0.npy", "pos_batch0.npy"}}) {
     for (const auto& [command, r] : every_tensor_command("spec.json", x, pos)) {
       SCOPED_TRACE(command + " on " + x);
-      expect_refused(r, {x, "nothing to"});
+      expect_bad_input(r, {x, "nothing to"});
     }
   }
   expect_no_outputs();
@@ -93,7 +88,7 @@ TEST_F(DegenerateForms, ConfigsWithNoRopeLayerAreRefused) {
     for (const auto& [command, r] : every_tensor_command(spec, "x.npy", "pos.npy")) {
       if (command == "identify") continue;  // identify takes no spec
       SCOPED_TRACE(command + " with " + spec);
-      expect_refused(r, {spec, "nothing to check"});
+      expect_bad_input(r, {spec, "nothing to check"});
     }
   }
   expect_no_outputs();
@@ -107,9 +102,9 @@ TEST_F(DegenerateForms, SpecValuesWithoutMeaningAreRefused) {
   write_text("banana.json", R"({"head_dim": 8, "rope_theta": 10000.0, "num_hidden_layers": 2,
       "layer_types": ["full_attention", "banana_attention"]})");
   const std::string in = " --x " + path("x.npy") + " --pos " + path("pos.npy") + " --y " + path("y.npy");
-  expect_refused(run("audit --spec " + path("yarn_betas.json") + in), {"beta_fast", "beta_slow"});
-  expect_refused(run("audit --spec " + path("interleaved.json") + in), {"mrope_section", "height"});
-  expect_refused(run("audit --spec " + path("banana.json") + in), {"layer_types[1]", "banana_attention"});
+  expect_bad_input(run("audit --spec " + path("yarn_betas.json") + in), {"beta_fast", "beta_slow"});
+  expect_bad_input(run("audit --spec " + path("interleaved.json") + in), {"mrope_section", "height"});
+  expect_bad_input(run("audit --spec " + path("banana.json") + in), {"layer_types[1]", "banana_attention"});
 }
 
 TEST_F(DegenerateForms, InfiniteOrVacuousTolerancesAreRefused) {
@@ -121,16 +116,16 @@ TEST_F(DegenerateForms, InfiniteOrVacuousTolerancesAreRefused) {
   write_text("yarn_tiny.json", R"({"head_dim": 8, "max_position_embeddings": 4096,
       "rope_scaling": {"rope_type": "yarn", "factor": 1e-300}})");
   const std::string in = " --x " + path("x.npy") + " --pos " + path("far.npy") + " --y " + path("garbled.npy");
-  expect_refused(run("audit --spec " + path("linear_tiny.json") + in), {"linear_tiny.json", "rope_scaling", "2^13"});
-  expect_refused(run("audit --spec " + path("yarn_tiny.json") + in), {"yarn_tiny.json", "rope_scaling"});
+  expect_bad_input(run("audit --spec " + path("linear_tiny.json") + in), {"linear_tiny.json", "rope_scaling", "2^13"});
+  expect_bad_input(run("audit --spec " + path("yarn_tiny.json") + in), {"yarn_tiny.json", "rope_scaling"});
   // apply agrees: the same spec is refused there too.
   EXPECT_EQ(run("apply --kernel cache_scalar --spec " + path("linear_tiny.json") + " --x " + path("x.npy") +
                 " --pos " + path("far.npy") + " --out " + path("out_apply.npy"))
                 .exit_code,
             2);
   const std::string spec_in = "audit --spec " + path("spec.json") + in;
-  expect_refused(run(spec_in + " --tolerance 1e400"), {"--tolerance"});
-  expect_refused(run(spec_in + " --tolerance 16777216"), {"--tolerance", "zero output"});
+  expect_bad_input(run(spec_in + " --tolerance 1e400"), {"--tolerance"});
+  expect_bad_input(run(spec_in + " --tolerance 16777216"), {"--tolerance", "zero output"});
 
   // fp8 outputs of all 0x38 (1.0) bits with an output scale of 1e-45: the scale makes every
   // tolerance wider than float8_e4m3fn's range.
@@ -138,7 +133,7 @@ TEST_F(DegenerateForms, InfiniteOrVacuousTolerancesAreRefused) {
   write_npy(path("ones_fp8.npy"), from_float64(ones, {4, 1, 8}, dtype::float8_e4m3fn));
   for (const char* scale : {"1e-45", "1e-30"}) {
     SCOPED_TRACE(scale);
-    expect_refused(run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy") +
+    expect_bad_input(run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " + path("pos.npy") +
                        " --y " + path("ones_fp8.npy") + " --dtype float8_e4m3fn --output-scale " + scale),
                    {"output_scale", "nothing would be judged"});
   }
@@ -149,7 +144,7 @@ TEST_F(DegenerateForms, ContractsThatCannotFailAreRefused) {
   const std::string wide = R"({"constant": 1e30, "angle": 0, "angle_per_pair": 0, "absolute": 0})";
   write_text("wide.json", R"({"name": "wide", "float32": )" + terms + R"(, "float16": )" + wide +
                               R"(, "bfloat16": )" + terms + "}");
-  expect_refused(run("gate --kernel cache_scalar --contract " + path("wide.json")), {"float16.constant", "2^24"});
+  expect_bad_input(run("gate --kernel cache_scalar --contract " + path("wide.json")), {"float16.constant", "2^24"});
 }
 
 TEST_F(DegenerateForms, AGateThatJudgedNothingIsRefused) {

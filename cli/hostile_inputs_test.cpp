@@ -1,4 +1,4 @@
-// The fifteen ways a careful new user broke ropecheck (issue 13), end to end through the
+// The fifteen ways a careful new user broke ropecheck, end to end through the
 // executable, and their siblings in the other subcommands: each bad input is exit 2 with one
 // line "ropecheck: …" naming the file (or flag), the field and the value, and leaves no output
 // behind; every report the tool writes, `ropecheck report` reads back with the saved verdict.
@@ -22,18 +22,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::file_text;
+using testing::expect_bad_input;
 using testing::run_result;
 
-// Every run under timeout(1): a hang (issue 13 §1) is exit 124, not a stuck test.
+// Every run under timeout(1): a hang is exit 124, not a stuck test.
 run_result run(const std::string& args) { return testing::run_ropecheck_with_timeout(args, 60); }
 
-// Exit 2, one line starting "ropecheck: ", containing every fragment.
-void expect_bad_input(const run_result& r, std::initializer_list<std::string> fragments) {
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.rfind("ropecheck: ", 0), 0u) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << "lacks \"" << f << "\": " << r.output;
-}
 
 class HostileInputs : public testing::scratch_dir_test {
  protected:

@@ -24,18 +24,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::file_text;
+using testing::expect_bad_input;
 using testing::run_result;
 
 run_result run(const std::string& args, const std::string& env = "") {
   return testing::run_ropecheck_prefixed(env + "timeout 60 ", args);
 }
 
-void expect_bad_input(const run_result& r, std::initializer_list<std::string> fragments) {
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.rfind("ropecheck: ", 0), 0u) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << "lacks \"" << f << "\": " << r.output;
-}
 
 class OutputRules : public testing::scratch_dir_test {
  protected:

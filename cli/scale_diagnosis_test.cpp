@@ -1,5 +1,5 @@
-// The audit's diagnosis on fp8 outputs written with a per-call output scale σ (issue 16 §5,
-// --output-scale): the detectors and the recipe fit replay the call's σ (round(fl(y/σ)) in fp8),
+// The audit's diagnosis on fp8 outputs written with a per-call output scale σ
+// (--output-scale): the detectors and the recipe fit replay the call's σ (round(fl(y/σ)) in fp8),
 // so a correct scaled output is reproduced by a correct kernel's recipe and blamed for nothing,
 // a bug that is not the scale's is still named (every position shifted by one), and the scale
 // mutants (mutants/mutant_registry.cpp: fp8_scale_multiplied stores round(y·σ), fp8_scale_ignored

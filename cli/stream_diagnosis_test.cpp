@@ -1,4 +1,4 @@
-// The audit's diagnosis on position-stream outputs (issue 16 §3–§4): the outputs of the stream
+// The audit's diagnosis on position-stream outputs: the outputs of the stream
 // mutants (mutants/mutant_registry.cpp — the defects that shipped: M-RoPE height and width
 // sections exchanged, contiguous where interleaved was meant, a text position put in one stream
 // only, vision rows and columns exchanged) fail their audit, and the diagnosis names the stream

@@ -1,4 +1,4 @@
-// precise_rotation: the one-rounding kernels (`precise_simd`, `precise_scalar`; issue 17 §4).
+// precise_rotation: the one-rounding kernels (`precise_simd`, `precise_scalar`).
 // Each output is the rotation done in float64 and rounded ONCE to its storage dtype, so
 //   |y − y_exact| ≤ ½·ulp(y_exact) + 2^-40·A·‖(x_a, x_b)‖      (docs/error-bounds.md §18)
 // with y_exact the exact rotation by the exact angle m·θ_j (θ_j the double the kernel got) times

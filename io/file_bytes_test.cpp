@@ -28,7 +28,7 @@ TEST(load_file, reads_a_regular_file) {
   expect_io_error([&] { load_file(dir / "a.bin", 2); }, {"a.bin", "is too large", "'3 bytes'"});
 }
 
-TEST(load_file, a_fifo_is_refused_without_blocking) {  // issue 13 §1
+TEST(load_file, a_fifo_is_refused_without_blocking) {
   const scratch_dir dir;
   for (const char* name : {"f.npy", "f.safetensors"}) {
     ASSERT_EQ(::mkfifo((dir / name).c_str(), 0600), 0);
@@ -37,7 +37,7 @@ TEST(load_file, a_fifo_is_refused_without_blocking) {  // issue 13 §1
   expect_io_error([&] { require_regular_file(dir / "f.npy"); }, {"f.npy", "is a FIFO"});
 }
 
-TEST(load_file, an_endless_device_is_refused_also_through_a_link) {  // issue 13 §2
+TEST(load_file, an_endless_device_is_refused_also_through_a_link) {
   const scratch_dir dir;
   for (const char* device : {"/dev/zero", "/dev/urandom"}) {
     for (const char* name : {"z.npy", "z.safetensors"}) {

@@ -32,7 +32,7 @@ TEST(read_json_file, reads_a_document) {
   EXPECT_EQ(parse_json_strict("3", "t").get<int>(), 3);
 }
 
-TEST(read_json_file, a_number_beyond_double_names_the_file_and_field) {  // issue 13 §3
+TEST(read_json_file, a_number_beyond_double_names_the_file_and_field) {
   const scratch_dir dir;
   write(dir / "s.json", R"({"head_dim": 64, "rope_theta": 1e999})");
   expect_io_error([&] { read_json_file(dir / "s.json"); },
@@ -43,7 +43,7 @@ TEST(read_json_file, a_number_beyond_double_names_the_file_and_field) {  // issu
                   {"field 'a[2]'"});
 }
 
-TEST(read_json_file, a_repeated_key_is_an_error_naming_it) {  // issue 13 §11
+TEST(read_json_file, a_repeated_key_is_an_error_naming_it) {
   expect_io_error([] { parse_json_strict(R"({"head_dim":32,"head_dim":64})", "s.json"); },
                   {"s.json", "field 'head_dim'", "duplicate key", "'head_dim'"});
   expect_io_error(
@@ -65,13 +65,13 @@ TEST(read_json_file, deep_nesting_is_refused) {
   expect_io_error([&] { parse_json_strict(deep, "d.json"); }, {"d.json", "nested too deeply"});
 }
 
-TEST(read_json_file, a_directory_is_refused_naming_the_file) {  // issue 13 §4
+TEST(read_json_file, a_directory_is_refused_naming_the_file) {
   const scratch_dir dir;
   expect_io_error([&] { read_json_file(dir.path()); },
                   {dir.path().string(), "is a directory, not a regular file"});
 }
 
-TEST(read_json_file, a_fifo_is_refused_without_blocking) {  // issue 13 §1
+TEST(read_json_file, a_fifo_is_refused_without_blocking) {
   const scratch_dir dir;
   ASSERT_EQ(::mkfifo((dir / "f.json").c_str(), 0600), 0);
   expect_io_error([&] { read_json_file(dir / "f.json"); }, {"f.json", "is a FIFO"});

@@ -33,7 +33,7 @@ TEST(check_outputs, accepts_distinct_writable_paths_and_skips_empty_ones) {
                                 {{"--x", dir / "x.npy"}}));
 }
 
-TEST(check_outputs, a_missing_folder_is_refused) {  // issue 13 §5
+TEST(check_outputs, a_missing_folder_is_refused) {
   const scratch_dir dir;
   expect_io_error([&] { check_outputs({{"--html", dir / "missing-dir" / "r.html"}}, {}); },
                   {"r.html", "--html", "its folder does not exist", "missing-dir"});
@@ -42,7 +42,7 @@ TEST(check_outputs, a_missing_folder_is_refused) {  // issue 13 §5
                   {"--json", "r.json"});
 }
 
-TEST(check_outputs, two_outputs_on_one_path_are_refused) {  // issue 13 §6
+TEST(check_outputs, two_outputs_on_one_path_are_refused) {
   const scratch_dir dir;
   expect_io_error([&] { check_outputs({{"--json", dir / "same"}, {"--html", dir / "same"}}, {}); },
                   {"same", "--html", "is the same file as the output of --json"});
@@ -53,7 +53,7 @@ TEST(check_outputs, two_outputs_on_one_path_are_refused) {  // issue 13 §6
       {"--junit", "same file as the output of --json"});
 }
 
-TEST(check_outputs, an_output_that_is_an_input_is_refused_also_through_links) {  // issue 13 §12
+TEST(check_outputs, an_output_that_is_an_input_is_refused_also_through_links) {
   const scratch_dir dir;
   std::ofstream(dir / "y.npy") << "data";
   expect_io_error([&] { check_outputs({{"--json", dir / "y.npy"}}, {{"--y", dir / "y.npy"}}); },
@@ -79,7 +79,7 @@ TEST(check_outputs, directories_and_devices_are_refused) {
   expect_io_error([&] { check_outputs({{"--html", dir / "f"}}, {}); }, {"--html", "is a FIFO"});
 }
 
-TEST(write_files_together, writes_every_file_or_none) {  // issue 13 §5
+TEST(write_files_together, writes_every_file_or_none) {
   const scratch_dir dir;
   std::ofstream(dir / "old.json") << "old";
   const auto ok = [](const char* text) { return [text](std::ostream& out) { out << text; }; };

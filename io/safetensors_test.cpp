@@ -170,7 +170,7 @@ TEST(safetensors_errors, header_length) {
       {"h.st", "header length", "implausibly large", "'4611686018427387904'"});
 }
 
-TEST(safetensors_errors, a_repeated_tensor_name_is_an_error_naming_it) {  // issue 13 §11
+TEST(safetensors_errors, a_repeated_tensor_name_is_an_error_naming_it) {
   const std::string entry = R"({"dtype": "F32", "shape": [1], "data_offsets": [0, 4]})";
   expect_io_error(
       [&] { (void)parse_safetensors(st_bytes("{\"x\": " + entry + ", \"x\": " + entry + "}", 8), "d.st"); },

@@ -336,7 +336,7 @@ inline value_range full_range(dtype storage) {
 // the ones the comments state; shrinking is explicit (shrink_value, row_recipe below). A row's
 // source is a split_mix_64 seeded with one 64-bit draw of the row's rc::Random, so a case is
 // still replayed from its RapidCheck seed: rc::Random runs a Threefish block per four draws
-// (~25 ns a draw), which was half of a case's time before issue 17 §2.
+// (~25 ns a draw), which was half of a case's time before (17dc5fd).
 
 // SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
 // 2014; the generator of Java's SplittableRandom and the seeder the xoshiro authors

@@ -1,4 +1,4 @@
-// The kernel properties of position streams (issue 16 §3–§4: M-RoPE and 2-D vision RoPE). A
+// The kernel properties of position streams (M-RoPE and 2-D vision RoPE). A
 // case is a generated 1-D case (kernel_cases.h) given a stream layout its shape allows — M-RoPE
 // with random sections, contiguous or interleaved, or one of the three vision rules — and a
 // position per stream per token; some tokens are text tokens (equal streams), as M-RoPE gives

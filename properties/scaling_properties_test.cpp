@@ -363,7 +363,7 @@ TEST(scaling_properties, proportional_rotates_the_first_pairs_of_the_whole_head)
   EXPECT_EQ(fast::scaled_frequencies(s, 1).inverse_frequencies[8], 0.0);
 }
 
-// Llama 4 sets low_freq_factor = high_freq_factor: the smoothing band is empty (issue 16 §2).
+// Llama 4 sets low_freq_factor = high_freq_factor: the smoothing band is empty.
 // Wavelengths below L0/hf keep θ_i, the others are θ_i/s; no NaN, and fast agrees.
 TEST(scaling_properties, llama3_with_equal_band_factors_has_an_empty_band) {
   const rope_spec s = parse_spec(json::parse(R"({"head_dim": 128, "rope_theta": 500000.0,

@@ -1,4 +1,4 @@
-// The M-RoPE reference form (issue 16 §3) on the real Qwen2.5-VL-7B and Qwen3-VL-8B configs
+// The M-RoPE reference form on the real Qwen2.5-VL-7B and Qwen3-VL-8B configs
 // (fixtures/model-configs/): its stream map against the modeling code's rule written out by hand,
 // equal streams give 1-D RoPE (the complex form, an independent library), and each pair turns
 // by its own stream's position only.
@@ -77,7 +77,7 @@ TEST(ReferenceMRope, EqualStreamsAreOneDimensionalRopeAndEachPairFollowsItsStrea
   }
 }
 
-// 2-D vision RoPE (issue 16 §4): the frequency each pair takes, written out from each modeling
+// 2-D vision RoPE: the frequency each pair takes, written out from each modeling
 // source for head_dim 16 (8 pairs, 4 per axis), θ_i = base^(−2i/16):
 //   Qwen2-VL vision (VisionRotaryEmbedding(8): θ'_k = base^(−2k/8) = θ_{2k}; [h·θ', w·θ']):
 //     pairs 0–3 row with θ_0, θ_2, θ_4, θ_6; pairs 4–7 column with the same.

@@ -1,4 +1,4 @@
-// The position-stream form (issue 16 §3–§4): M-RoPE and 2-D vision RoPE. Pair j turns by
+// The position-stream form: M-RoPE and 2-D vision RoPE. Pair j turns by
 // p_{s(j)}·θ_{f(j)}, cos and sin of that angle from MPFR. The rules, each from its modeling code:
 //   M-RoPE, contiguous (transformers modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb: cos/sin
 //     split by mrope_section, chunk i from stream i % 3; GLM-4.1V modeling_glm4v.py the same over

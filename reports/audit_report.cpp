@@ -291,7 +291,7 @@ audit_report audit_report_from_json(const json& j) {
   const json& d = detail::array_field(j, "diagnosis", at);
   for (std::size_t i = 0; i < d.size(); ++i) {
     const std::string where = fmt::format("diagnosis[{}]", i);
-    // share and evidence, recipe and attribution came with issue 15: older reports lack them.
+    // share and evidence, recipe and attribution came later: older reports lack them.
     finding f{field<std::string>(d[i], "code", where), field<std::string>(d[i], "message", where), 0, ""};
     if (d[i].contains("share")) f.share = field<double>(d[i], "share", where);
     if (d[i].contains("evidence")) f.evidence = field<std::string>(d[i], "evidence", where);

@@ -21,7 +21,7 @@ struct worst_element {
   double allowed = 0;   // the tolerance applied to this very output, all terms summed
 };
 
-// The terms of the tolerance every output is judged by (issue 13 §13: a pass on tiny inputs
+// The terms of the tolerance every output is judged by (a pass on tiny inputs
 // is explained by the absolute term, which must be visible):
 //   allowed = relative_units·2^-24·A‖pair‖ (+ the derived bound's angle terms)
 //             + absolute + oracle_units·2^-24·A‖pair‖ (+ half the dtype's spacing at the output)

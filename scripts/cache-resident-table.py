@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates docs/throughput.md's cache-resident table (issue 17 §3): the SIMD kernels at 16 KiB,
+"""Regenerates docs/throughput.md's cache-resident table: the SIMD kernels at 16 KiB,
 256 KiB and 4 MiB on 1 thread, in cycles per pair, beside the compute limit per pair that
 docs/throughput.md derives from each loop's instruction mix and the core's port limits.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile-input sweep (issue 13) against a ropecheck binary (default build/cli/ropecheck):
+# Hostile-input sweep against a ropecheck binary (default build/cli/ropecheck):
 # every case must exit 2 with one stderr line starting "ropecheck:" and leave its folder as
 # it was. Prints each case that does not, and the count. Needs python3 (no numpy).
 # Never point its outputs at a device: a ropecheck without the output checks, run as root,
@@ -93,6 +93,10 @@ cases=(
  "audit --spec banana.json --x x.npy --pos pos.npy --y y.npy" "$A --y y.npy --tolerance 16777216"
  "$A --y ones_fp8.npy --dtype float8_e4m3fn --output-scale 1e-45" "$A --y ones_fp8.npy --dtype float8_e4m3fn --output-scale 1e-30"
  "gate --kernel cache_scalar --contract wide_contract.json"
+ "gate --max-position 010" "gate --max-position 0x10" "gate --max-position 9223372036854775808" "gate --max-position 0"
+ "$A --y y.npy --tolerance 0x10" "$A --y y.npy --tolerance 1e3e" "gate --kernel-timeout -1" "gate --isolate sometimes"
+ "gate --kernel-lib $LIBDIR/abi/libhostile_ctor_exit.so" "kernels --kernel-lib $LIBDIR/abi/libhostile_count_max.so"
+ "apply --kernel hostile --kernel-lib $LIBDIR/abi/libhostile_ctor_exit.so --spec spec.json --x x.npy --pos pos.npy --out y3.npy"
  "identify --x x.npy --pos pos.npy --y y.npy --spec-out x.npy" "identify --x x.npy --pos pos.npy --y y.npy --json pos.npy" "identify --x x.npy --pos pos.npy --y y.npy --spec-out s.json --json s.json"
  "identify --x x.npy --pos pos.npy --y y.npy --spec-out s.json --junit missing-dir/r.xml" "identify --x x.npy --pos pos.npy --y y.npy --spec-out loop.json" "identify --x x.npy --pos pos.npy --y y.npy --spec-out fifo.json"
  "$A --y y.npy --json loop.json" "$A --y y.npy --json $LONG" "gate --kernel cache_scalar --html $LONG"

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Regenerates the README's kernel-property cost figures (issue 17 §2).
+"""Regenerates the README's kernel-property cost figures.
 
 1. Cases per second of every kernel property but call_size_invariant, on on_the_fly_simd and
    cache_simd over float32/float16/bfloat16 (Google Benchmark, CPU time, one thread, a cold
    oracle memo per run): this tree's build/bench/ropecheck_property_benchmarks against the
-   same benchmark built from the tree before issue 17 §2's case work (--baseline, default
+   same benchmark built from the tree before the case-generation work (--baseline, default
    17dc5fd: its `per_case` path, the 266-bit oracle tables built for every case, which is the
    path the issue measured). The baseline is exported with `git archive` into
    build/baseline-<commit>/ (inside the build folder, which the layering test and git skip) and
@@ -42,7 +42,7 @@ README = ROOT / "README.md"
 BEGIN, END = "<!-- property-case-figures:begin -->", "<!-- property-case-figures:end -->"
 DEEP_CASES = 1_000_000      # per property and kernel (properties/property_runner.h)
 CALL_SIZE_DEEP = 1_200      # call_size_invariant's deep budget (kernel_properties_exact.cpp)
-BASELINE = "17dc5fd"        # main before issue 17 §2's case generation work
+BASELINE = "17dc5fd"        # main before the case-generation work
 
 
 def build_baseline(commit):

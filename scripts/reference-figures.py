@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the README's reference-speed figures (issue 17 §2).
+"""Regenerates the README's reference-speed figures.
 
 Runs build/bench/ropecheck_reference_benchmarks (Google Benchmark, real time: the tensor path uses
 every core) and writes head vectors per second per form between the README markers

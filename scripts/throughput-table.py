@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the README's kernel throughput table (issue 17 §3: the honest copy baseline).
+"""Regenerates the README's kernel throughput table (the honest copy baseline).
 
 Runs build/bench/ropecheck_benchmarks at 64 MiB on 1 thread, once with the best SIMD target this
 CPU has and once with --simd-target=avx2, and writes the table between the README markers
@@ -27,7 +27,7 @@ REPETITIONS = 8
 
 
 def goal(kernel, dtype, simd):
-    """Issue 17's goal for a row, or None where it states none.
+    """The throughput goal for a row, or None where none is set.
 
     §3: both SIMD kernels (cache_simd, on_the_fly_simd), every dtype, AVX2 and AVX-512:
     ≥ 0.9 for float32, ≥ 0.8 for float16/bfloat16 and fp8. §4: precise_simd ≥ 0.9 for float32
@@ -83,7 +83,7 @@ def table(runs):
                          f" | {base['memcpy_gbps']:.1f} / {base['stream_copy_gbps']:.1f} |")
     lines.append("")
     lines.append(f"Best of {REPETITIONS} interleaved repetitions per cell and per copy. "
-                 "Goals (issue 17): `cache_simd` and `on_the_fly_simd` ≥ 0.9 for float32, ≥ 0.8 "
+                 "Goals: `cache_simd` and `on_the_fly_simd` ≥ 0.9 for float32, ≥ 0.8 "
                  "for float16/bfloat16 and fp8 (float8_e4m3fn, float8_e5m2), on both targets; "
                  "`precise_simd` ≥ 0.9 for float32 on AVX-512 (its other cells: no goal). " +
                  ("Misses: " + "; ".join(misses) + "." if misses else "No misses."))

@@ -1,4 +1,4 @@
-// The spec reader on the config formats transformers writes today (issue 16 §1): rope_parameters
+// The spec reader on the config formats transformers writes today: rope_parameters
 // (rope_theta and partial_rotary_factor inside it), one setup per layer type with layer_types,
 // text_config nesting, every rope_type of modeling_rope_utils, and the refusal of any RoPE key it
 // does not read. The real configs are copies in fixtures/model-configs/ (sources in each file).

@@ -1,4 +1,4 @@
-// Layers that apply no RoPE (issue 16 §1, rope_spec.h layers_without_rope): Llama 4's NoPE layers
+// Layers that apply no RoPE (rope_spec.h layers_without_rope): Llama 4's NoPE layers
 // and Cohere2's full-attention layers are recorded in the spec, and choosing one of them (--layer,
 // --layer-type) is refused, never read as a RoPE layer. The expected layer sets are written out
 // from the rules in transformers' sources, not computed by the reader:

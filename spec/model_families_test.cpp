@@ -1,4 +1,4 @@
-// Every model family's pairing and rotated dims (issue 16 §2; the table is
+// Every model family's pairing and rotated dims (the table is
 // spec/model_families.cpp, each row citing its modeling source; docs/pairing.md), read from the
 // real configs in fixtures/model-configs/ (sources in each file).
 #include <gtest/gtest.h>

@@ -190,7 +190,7 @@ struct stream_layout {
   int streams() const { return !multi() ? 1 : vision() ? 2 : 3; }
 };
 
-// The layers of the model that apply no RoPE at all (issue 16 §1), so that a spec never claims
+// The layers of the model that apply no RoPE at all, so that a spec never claims
 // that every layer rotates when the config says otherwise:
 //   Llama 4 (llama4_text): transformers Llama4TextConfig `no_rope_layers`, one entry per layer,
 //     1 = the layer uses RoPE, 0 = NoPE (despite the name); when absent, null or empty it is

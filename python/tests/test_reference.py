@@ -116,7 +116,7 @@ def test_the_gil_is_released_while_the_reference_runs():
 
 
 def test_spec_records_the_layers_without_rope():
-    """Issue 16 §1: Llama 4's NoPE layers (no_rope_layers: 1 = RoPE, 0 = NoPE; else every 4th
+    """Llama 4's NoPE layers (no_rope_layers: 1 = RoPE, 0 = NoPE; else every 4th
     layer, transformers Llama4TextConfig) are on the spec, and a NoPE layer is refused."""
     listed = ropecheck.load_spec({"model_type": "llama4_text", "head_dim": 8, "rope_theta": 500000.0,
                                   "num_hidden_layers": 6, "no_rope_layers": [1, 1, 0, 1, 0, 1]})
