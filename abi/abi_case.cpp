@@ -73,7 +73,8 @@ std::string describe_call(const ropecheck_rope_call& c) {
                          : std::string());
 }
 
-std::string case_json(const ropecheck_rope_call& c, const call_image& image, const std::string& kernel) {
+std::string case_json(const ropecheck_rope_call& c, const call_image& image, const std::string& kernel,
+                      std::size_t pairs) {
   json j;
   j["case"] = case_kind;
   j["kernel"] = kernel;
@@ -93,6 +94,7 @@ std::string case_json(const ropecheck_rope_call& c, const call_image& image, con
   j["position_streams"] = c.position_streams;
   j["position_stream_stride"] = c.position_stream_stride;
   j["output_scale"] = fmt::format("{:a}", static_cast<double>(c.output_scale));
+  j["pairs"] = pairs;  // θ_j (and pair_streams) entries the call carried
   json regions = json::array();
   for (const auto& r : image.regions)
     regions.push_back({{"align64", reinterpret_cast<std::uintptr_t>(r.start) % 64},
@@ -108,6 +110,14 @@ std::string case_json(const ropecheck_rope_call& c, const call_image& image, con
 }
 
 replayed_call::replayed_call(const std::string& text, const std::string& file) {
+  try {
+    parse(text, file);
+  } catch (const json::exception& e) {  // a field of the wrong JSON type
+    throw io_error(file, "(case)", "is not a kernel case file", e.what());
+  }
+}
+
+void replayed_call::parse(const std::string& text, const std::string& file) {
   const json j = json::parse(text, nullptr, false);
   const auto bad = [&](const std::string& field, const std::string& problem, const json& value) {
     return io_error(file, field, problem, value.is_discarded() ? std::string("?") : value.dump());
@@ -206,7 +216,16 @@ replayed_call::replayed_call(const std::string& text, const std::string& file) {
   call_.positions = at[4];
   call_.inverse_frequencies = reinterpret_cast<const double*>(at[5]);
   call_.pair_streams = reinterpret_cast<const std::int32_t*>(at[6]);
-  pairs_ = static_cast<std::size_t>(std::max<std::int64_t>(call_.rotary_dim / 2, 0));
+  const std::int64_t pairs = integer(j, "pairs", "pairs");
+  if (pairs < 0) throw bad("pairs", "is negative", j["pairs"]);
+  pairs_ = static_cast<std::size_t>(pairs);
+  // Everything the call reaches must lie in the saved regions: a case edited to reach further
+  // (more tokens, wider strides) would make the replay read past them.
+  const unsigned char* end = base + cursor;
+  for (const auto& r : image_of(call_, pairs_).regions)
+    if (r.start < base || r.start + r.bytes > end)
+      throw io_error(file, "regions", "do not hold all the memory the call reaches (its tokens, heads, strides or "
+                     "pairs were changed)", "");
 }
 
 }  // namespace ropecheck::abi

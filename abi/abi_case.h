@@ -16,13 +16,18 @@ namespace ropecheck::abi {
 std::string describe_call(const ropecheck_rope_call& call);
 
 // The case file's JSON text (docs/report-schema.md, "Kernel case files").
-std::string case_json(const ropecheck_rope_call& call, const call_image& image, const std::string& kernel);
+// `pairs` entries of inverse_frequencies (and of pair_streams, when not null).
+std::string case_json(const ropecheck_rope_call& call, const call_image& image, const std::string& kernel,
+                      std::size_t pairs);
 
 // A call rebuilt from a case file, with its memory.
 class replayed_call {
  public:
-  // Throws io_error naming `file` and the field for anything that is not a case file.
+  // Throws io_error naming `file` and the field for anything that is not a case file, or a
+  // call that reaches memory its regions do not hold.
   replayed_call(const std::string& text, const std::string& file);
+  replayed_call(const replayed_call&) = delete;  // the call points into this object
+  replayed_call& operator=(const replayed_call&) = delete;
   const std::string& kernel() const { return kernel_; }
   std::uint32_t abi_version() const { return call_.abi_version; }
   // The call, its pointers into this object's memory (message buffer included).
@@ -31,6 +36,7 @@ class replayed_call {
 
  private:
   std::string kernel_;
+  void parse(const std::string& text, const std::string& file);
   ropecheck_rope_call call_{};
   std::size_t pairs_ = 0;
   std::string memory_;  // the layout (layout_offsets), 64 bytes of slack for alignment

@@ -176,28 +176,43 @@ struct kernel_worker::process {
     map = nullptr;
     return status;
   }
-  // The worker's own end: how it ended, once the socket said it did.
-  int reap() {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid = -1;
-    stop();
-    return status;
-  }
-  void grow(std::uint64_t needed) {
-    if (needed <= bytes) return;
-    std::uint64_t size = bytes;
-    while (size < needed) size *= 2;
-    ::munmap(map, bytes);
+  // The worker's end, once the socket said it came (or should have): killed first in case it
+  // only closed its socket and runs on, then how it ended.
+  int reap() { return stop(); }
+  // The mapping at `size` bytes (the file already that long, or made so). False when the
+  // system refuses: the mapping is then gone and this process must not be used again.
+  bool remap(std::uint64_t size, bool truncate) {
+    if (map != nullptr) ::munmap(map, bytes);
     map = nullptr;
-    if (::ftruncate(memfd, static_cast<off_t>(size)) != 0) throw std::bad_alloc();
+    if (truncate && ::ftruncate(memfd, static_cast<off_t>(size)) != 0) return false;
     void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-    if (m == MAP_FAILED) throw std::bad_alloc();
+    if (m == MAP_FAILED) return false;
     map = static_cast<unsigned char*>(m);
     bytes = size;
+    return true;
+  }
+  bool grow(std::uint64_t needed) {
+    if (needed <= bytes) return true;
+    std::uint64_t size = bytes;
+    while (size < needed) size *= 2;
+    return remap(size, true);
   }
 };
+
+namespace {
+
+// Waits up to `timeout_seconds` (0: for ever) for a message on `socket`; false on time-out.
+bool wait_for_message(int socket, double timeout_seconds) {
+  pollfd fd{socket, POLLIN, 0};
+  const int timeout_ms = timeout_seconds > 0 ? static_cast<int>(std::min(timeout_seconds * 1000, 2.0e9)) : -1;
+  int ready = 0;
+  do {
+    ready = ::poll(&fd, 1, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  return ready != 0;
+}
+
+}  // namespace
 
 namespace {
 
@@ -205,13 +220,26 @@ namespace {
 [[noreturn]] void worker_main(const std::string& path, int socket, int memfd, unsigned char* map,
                               std::uint64_t bytes) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // ropecheck's own abort handler would call a kernel's abort() an internal error.
-  for (int sig : {SIGABRT, SIGINT, SIGTERM, SIGPIPE}) std::signal(sig, SIG_DFL);
+  // The worker dies of what the kernel does, by the signal's default action, so the parent sees
+  // it: ropecheck's abort handler (which would call a kernel's abort() an internal error) and
+  // any sanitizer's fault handlers are not the kernel's.
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGINT, SIGTERM, SIGPIPE})
+    ::sigaction(sig, &default_action, nullptr);
   std::string listing;
   const ropecheck_kernel* table = nullptr;
   const std::string error = list_kernels(path, listing, table);
   const std::string& text = error.empty() ? listing : error;
-  if (text.size() > bytes) worker_exit(125);
+  if (text.size() > bytes) {  // a long listing: the mapping grows (the parent maps it again)
+    ::munmap(map, bytes);
+    bytes = text.size();
+    void* m = ::ftruncate(memfd, static_cast<off_t>(bytes)) == 0
+                  ? ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0)
+                  : MAP_FAILED;
+    if (m == MAP_FAILED) worker_exit(125);
+    map = static_cast<unsigned char*>(m);
+  }
   std::memcpy(map, text.data(), text.size());
   const hello h{error.empty() ? 1 : 0, text.size()};
   if (!send_all(socket, &h, sizeof h) || !error.empty()) worker_exit(0);
@@ -280,11 +308,18 @@ void kernel_worker::start() {
   }
   p->pid = pid;
   hello h;
+  if (!wait_for_message(p->socket, timeout_seconds_)) {
+    p->stop();
+    throw kernel_library_error(fmt::format("{}: the library did not finish loading within {} s (--kernel-timeout): "
+                                           "cannot gate it", path_, timeout_seconds_));
+  }
   if (!receive(p->socket, &h, sizeof h)) {
     const int status = p->reap();
     throw kernel_library_error(fmt::format("{}: the library ended its process while loading ({}): cannot gate it",
                                            path_, describe_status(status)));
   }
+  if (h.bytes > p->bytes && !p->remap(h.bytes, false))
+    throw kernel_library_error(fmt::format("{}: cannot map the worker's listing of {} bytes", path_, h.bytes));
   const unsigned char* data = p->map;
   const unsigned char* end = data + std::min<std::uint64_t>(h.bytes, p->bytes);
   if (h.loaded == 0)
@@ -316,7 +351,13 @@ worker_answer kernel_worker::call(std::size_t index, const ropecheck_rope_call& 
   const call_image image = image_of(call, pairs);
   std::uint64_t total = 0;
   const std::vector<std::uint64_t> offsets = layout_offsets(image, &total);
-  p.grow(total);
+  if (!p.grow(total)) {  // the system refused the memory: this worker is done, the call is not made
+    process_.reset();
+    worker_answer a;
+    a.status = ROPECHECK_STATUS_INVALID_ARGUMENT;
+    a.message = fmt::format("cannot map {} bytes of shared memory for the call", total);
+    return a;
+  }
   std::memset(p.map, 0, zeroed_bytes);
   for (std::size_t r = 0; r < image.regions.size(); ++r)
     std::memcpy(p.map + offsets[r], image.regions[r].start, image.regions[r].bytes);
@@ -346,20 +387,14 @@ worker_answer kernel_worker::call(std::size_t index, const ropecheck_rope_call& 
     d.verdict = std::move(verdict);
     d.cause = std::move(cause);
     d.call = describe_call(call);
-    d.case_json = case_json(call, image, listing_.kernels[index].name);
+    d.case_json = case_json(call, image, listing_.kernels[index].name, pairs);
     a.message = fmt::format("the kernel's process ended: {} ({})", d.verdict, d.cause);
     a.death = std::move(d);
     process_.reset();
     return a;
   };
   if (!send_all(p.socket, &q, sizeof q)) return death("crashed", describe_status(p.reap()));
-  pollfd fd{p.socket, POLLIN, 0};
-  const int timeout_ms = timeout_seconds_ > 0 ? static_cast<int>(std::min(timeout_seconds_ * 1000, 2.0e9)) : -1;
-  int ready = 0;
-  do {
-    ready = ::poll(&fd, 1, timeout_ms);
-  } while (ready < 0 && errno == EINTR);
-  if (ready == 0) {
+  if (!wait_for_message(p.socket, timeout_seconds_)) {
     p.stop();
     return death("timed_out", fmt::format("no answer within {} s (--kernel-timeout)", timeout_seconds_));
   }

@@ -42,7 +42,7 @@ inline constexpr std::size_t max_listed_kernels = 4096;
 // What ended a kernel's worker.
 struct kernel_death {
   std::string verdict;    // "crashed" or "timed_out"
-  std::string cause;      // "signal 11 (SIGSEGV)", "exit status 0 (exit or _exit)", "no answer in 60 s"
+  std::string cause;      // "signal 11 (SIGSEGV)", "exit status 0 (the kernel called exit or _exit)", …
   std::string call;       // one line: the call that was running
   std::string case_json;  // that call, replayable (abi_case.h)
 };
@@ -58,8 +58,8 @@ class kernel_worker {
  public:
   // Starts a worker that dlopen()s `path` (a path with a '/') and lists its kernels. Throws
   // kernel_library_error naming the library when it cannot be loaded there: the loader's own
-  // message, or what ended the worker (a constructor that exits, a crash while listing).
-  // `timeout_seconds` bounds each call (0: none).
+  // message, or what ended the worker (a constructor that exits, a crash while listing), or a
+  // load that takes longer than `timeout_seconds`, which also bounds each call (0: none).
   kernel_worker(std::string path, double timeout_seconds);
   ~kernel_worker();
   kernel_worker(const kernel_worker&) = delete;

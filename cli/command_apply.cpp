@@ -93,6 +93,12 @@ int run_apply(apply_options options) {
     if (!rows) throw;
     throw table_error("more than this process could allocate");
   }
+  // A library kernel whose worker process ended failed (exit 1), it did not refuse the input.
+  if (const auto death = library ? library->death_of(options.kernel) : std::nullopt) {
+    fmt::print(stderr, "ropecheck: --kernel: {} {}: {} during the call {} (nothing written)\n", options.kernel,
+               death->verdict, death->cause, death->call);
+    return exit_failed;
+  }
   if (!s.ok()) throw bad_input("--kernel", fmt::format("the kernel refused the call: {}", s.message), options.kernel);
   write_npy(options.out, y);
   return exit_pass;

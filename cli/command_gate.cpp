@@ -154,36 +154,24 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
   return outcome;
 }
 
-// A library kernel whose worker process ended (crashed, timed out): the property that was
-// running keeps its failure, told as the call that ended the process; every later property is
-// not run; the kernel's verdict is the ending, with the command that replays the call in process.
-void record_ending(reports::kernel_outcome& outcome, const abi::kernel_death& death, const gate_options& o,
-                   const std::string& library) {
-  constexpr std::string_view ended_marker = "process ended";
-  reports::kernel_ending ending{death.verdict, death.cause, "fixtures", death.call, death.case_json, ""};
-  bool found = false;
-  for (auto& p : outcome.properties) {
-    const bool touched = p.message.find(ended_marker) != std::string::npos ||
-                         p.counterexample.find(ended_marker) != std::string::npos;
-    if (!touched) continue;
-    if (!found) {
-      found = true;
-      ending.property = p.name;
-      p.message = fmt::format("the kernel's process ended: {} ({}) during the call {}", death.verdict, death.cause,
-                              death.call);
-      continue;
-    }
-    reports::property_outcome not_run;
-    not_run.name = p.name;
-    not_run.status = "not_run";
-    not_run.detail = fmt::format("not run: the kernel's process ended during {}", ending.property);
-    p = std::move(not_run);
-  }
+// A library kernel whose worker process ended (crashed, timed out) while `running` (a
+// "<property>/<dtype>", or "fixtures"): that property keeps its failure, told as the call that
+// ended the process (the later ones were not run); the kernel's verdict is the ending, with the
+// command that replays the call in process.
+void record_ending(reports::kernel_outcome& outcome, const abi::kernel_death& death, const std::string& running,
+                   const gate_options& o, const std::string& library) {
+  reports::kernel_ending ending{death.verdict, death.cause, running, death.call, death.case_json, ""};
   ending.replay = shell_command({"ropecheck", "replay", o.json_path.empty() ? "REPORT.json" : o.json_path, "--kernel",
                                  outcome.name, "--kernel-lib",
                                  std::filesystem::absolute(library).lexically_normal().string(), "--isolate", "never"});
-  for (auto& p : outcome.properties)
-    if (p.name == ending.property) p.replay = ending.replay;
+  for (auto& p : outcome.properties) {
+    if (p.name != running) continue;
+    p.passed = false;
+    p.status.clear();
+    p.message = fmt::format("the kernel's process ended: {} ({}) during the call {}", death.verdict, death.cause,
+                            death.call);
+    p.replay = ending.replay;
+  }
   outcome.ended = std::move(ending);
 }
 
@@ -399,6 +387,10 @@ bounds::accuracy_contract read_contract(const std::string& name_or_path) {
       // zeros would pass. A contract that cannot fail is refused, not held.
       if (std::string_view(term) != "absolute" && t[term].get<double>() >= 0x1p24)
         throw bad(at, t[term], "is 2^24 or more (units of 2^-24 x the pair norm): a zero output would pass");
+      // An absolute error at float16's smallest normal would excuse wrong values the dtypes hold
+      // exactly; the catalog's largest (float16 arithmetic's underflow) is 2^-23.
+      if (std::string_view(term) == "absolute" && t[term].get<double>() >= 0x1p-14)
+        throw bad(at, t[term], "is 2^-14 or more: an absolute error that would excuse wrong outputs");
       *into = t[term].get<double>();
     }
   }
@@ -420,7 +412,11 @@ static void refuse_unjudged(const reports::gate_report& report, bool sharded) {
     for (const auto& f : report.fixtures)
       if (f.name.find("/" + k.name + "/") != std::string::npos) judged += f.values;
     run_total += judged;
-    if (judged == 0 && !failed && !sharded)
+    // Whether a property is skipped does not depend on the shard: a kernel none of whose
+    // properties ran has no verdict in any shard.
+    const bool none_ran = std::all_of(k.properties.begin(), k.properties.end(),
+                                      [](const reports::property_outcome& p) { return !p.status.empty(); });
+    if (judged == 0 && !failed && (!sharded || none_ran))
       throw bad_input("--kernel",
                       "judged no case and no fixture value: every property given to it was skipped or not "
                       "selected (see `ropecheck gate --help`), so there is no verdict",
@@ -542,16 +538,22 @@ reports::gate_report run_gate_report(const gate_options& o) {
     fmt::print(stderr, "gate: {} — properties ({} profile, contract {}{})\n", kernel->name, o.profile,
                contract.name,
                sharded ? fmt::format(", shard {}/{}", o.shard_index, o.shard_count) : std::string());
-    // A library kernel whose worker process ended runs no further property.
+    // A library kernel whose worker process ended runs no further property; the one running
+    // then is named in the report.
     properties::check_options kernel_checks = checks;
+    const abi::kernel_library* own_library = nullptr;
     for (std::size_t i = 0; i < libraries.size() && !library.empty(); ++i)
-      if (o.kernel_libraries[i] == library)
-        kernel_checks.stopped = [&lib = libraries[i], name = std::string(kernel->name)] {
-          const auto death = lib.death_of(name);
-          return death ? fmt::format("the kernel's process ended ({}: {})", death->verdict, death->cause)
-                       : std::string();
-        };
+      if (o.kernel_libraries[i] == library) own_library = &libraries[i];
+    const auto death_of = [&] { return own_library ? own_library->death_of(kernel->name) : std::nullopt; };
+    std::string running;
+    kernel_checks.stopped = [&] {
+      const auto death = death_of();
+      return death ? fmt::format("the kernel's process ended ({}: {})", death->verdict, death->cause) : std::string();
+    };
+    kernel_checks.starting = [&running](std::string_view id) { running = id; };
     auto outcome = run_properties(*kernel, o, kernel_checks, library);
+    if (death_of()) running = running.empty() ? "properties" : running;
+    else running = "fixtures";
     if (run_fixtures) {
       fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
       auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound, {}, max_position);
@@ -560,9 +562,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
         kernel_fixtures.push_back(fixtures::check_dynamic_scaling_fixture(*kernel, bound));
       for (auto& f : kernel_fixtures) report.fixtures.push_back(std::move(f));
     }
-    for (std::size_t i = 0; i < libraries.size() && !library.empty(); ++i)
-      if (o.kernel_libraries[i] == library)
-        if (const auto death = libraries[i].death_of(kernel->name)) record_ending(outcome, *death, o, library);
+    if (const auto death = death_of()) record_ending(outcome, *death, running, o, library);
     report.kernels.push_back(std::move(outcome));
   }
   refuse_unjudged(report, sharded);

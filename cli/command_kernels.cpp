@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/isolation_flags.h"
 #include "abi/kernel_library.h"
 #include "cli/exit_codes.h"
 #include "fast/kernels.h"
@@ -37,15 +38,17 @@ nlohmann::json kernels_json(std::span<const fast::kernel_info> kernels) {
 void add_kernels_command(CLI::App& app, int& exit_status) {
   auto as_json = std::make_shared<bool>(false);
   auto libraries = std::make_shared<std::vector<std::string>>();
+  auto isolation = std::make_shared<abi::isolation>();
   CLI::App* cmd = app.add_subcommand("kernels", "List the built-in kernels");
   cmd->add_flag("--json", *as_json, "print the registry as JSON");
   cmd->add_option("--kernel-lib", *libraries,
                   "list the kernels of this shared library instead (repeatable)");
-  cmd->callback([as_json, libraries, &exit_status] {
+  add_isolation_options(*cmd, *isolation);
+  cmd->callback([as_json, libraries, isolation, &exit_status] {
     nlohmann::json registry = nlohmann::json::array();
     if (libraries->empty()) registry = kernels_json(fast::kernel_registry());
     for (const auto& path : *libraries) {
-      const auto library = abi::kernel_library::load(path);
+      const auto library = abi::kernel_library::load(path, *isolation);
       for (auto& k : kernels_json(library.kernels())) registry.push_back(std::move(k));
     }
     if (*as_json) {

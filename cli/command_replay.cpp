@@ -29,10 +29,9 @@ struct replay_options {
   abi::isolation isolation;
 };
 
-// The saved call: the case object, or the one a gate report holds for the kernel asked for
-// (the only ended kernel when none is named).
-nlohmann::json saved_case(const replay_options& o) {
-  const nlohmann::json j = read_json_file(o.input);
+// The case object, or the one a gate report holds for the kernel asked for (the only ended
+// kernel when none is named).
+nlohmann::json find_case(const replay_options& o, const nlohmann::json& j) {
   if (j.is_object() && j.contains("case")) return j;
   if (!j.is_object() || j.value("report", "") != "gate" || !j.contains("kernels") || !j["kernels"].is_array())
     throw io_error(o.input, "(top level)", "is neither a kernel case file nor a gate report", "");
@@ -51,6 +50,15 @@ nlohmann::json saved_case(const replay_options& o) {
                             : "holds no kernel whose process ended",
                    o.kernel.value_or(""));
   return *found;
+}
+
+// The saved call, from the file given.
+nlohmann::json saved_case(const replay_options& o) {
+  try {
+    return find_case(o, read_json_file(o.input));
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
+    throw io_error(o.input, "(top level)", "is neither a kernel case file nor a gate report", e.what());
+  }
 }
 
 int run_replay(const replay_options& o) {

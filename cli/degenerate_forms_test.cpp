@@ -145,6 +145,10 @@ TEST_F(DegenerateForms, ContractsThatCannotFailAreRefused) {
   write_text("wide.json", R"({"name": "wide", "float32": )" + terms + R"(, "float16": )" + wide +
                               R"(, "bfloat16": )" + terms + "}");
   expect_bad_input(run("gate --kernel cache_scalar --contract " + path("wide.json")), {"float16.constant", "2^24"});
+  const std::string loose = R"({"constant": 0, "angle": 0, "angle_per_pair": 0, "absolute": 1e300})";
+  write_text("loose.json", R"({"name": "loose", "float32": )" + loose + R"(, "float16": )" + terms +
+                               R"(, "bfloat16": )" + terms + "}");
+  expect_bad_input(run("gate --kernel cache_scalar --contract " + path("loose.json")), {"float32.absolute", "2^-14"});
 }
 
 TEST_F(DegenerateForms, AGateThatJudgedNothingIsRefused) {
@@ -157,6 +161,19 @@ TEST_F(DegenerateForms, AGateThatJudgedNothingIsRefused) {
   EXPECT_EQ(last.rfind("ropecheck: --kernel: ", 0), 0u) << r.output;
   EXPECT_NE(last.find("cache_scalar"), std::string::npos) << r.output;
   EXPECT_NE(last.find("no verdict"), std::string::npos) << r.output;
+}
+
+// A saved report that passes having judged nothing, and a bench of no repetitions.
+TEST_F(DegenerateForms, ReportsAndBenchmarksOfNothingAreRefused) {
+  write_text("empty_pass.json", R"({"report": "gate", "schema_version": 3, "tool_version": "x", "verdict": "pass",
+      "profile": "quick", "seed": 1, "contract": {"name": "exact", "statement": ""}, "max_position": null,
+      "selected_properties": [], "baseline": null, "shard": null, "kernels": [], "fixtures": []})");
+  expect_bad_input(run("report " + path("empty_pass.json")), {"empty_pass.json", "verdict"});
+  expect_bad_input(run("report merge " + path("empty_pass.json")), {"empty_pass.json"});
+  expect_bad_input(run("gate --kernel cache_scalar --baseline " + path("empty_pass.json")), {"empty_pass.json"});
+  const run_result bench = run("bench --repetitions 0");
+  if (bench.output.find("unknown subcommand 'bench'") == std::string::npos)  // built without benchmarks
+    expect_bad_input(bench, {"--repetitions"});
 }
 
 }  // namespace

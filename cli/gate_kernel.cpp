@@ -42,6 +42,7 @@ gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kerne
         result.skipped.push_back(std::move(r));
         continue;
       }
+      if (settings.before_check) settings.before_check(fmt::format("{}/{}", property, to_string(storage)));
       const properties::property_result r = properties::check_kernel_property(
           kernel, property, storage, settings.level, settings.seed, settings.replay_command,
           static_cast<int>(std::ssize(kernel.dtypes)));
@@ -52,6 +53,7 @@ gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kerne
     }
   }
   // The Python kernel is held to the exact contract (the derived bound).
+  if (settings.before_check) settings.before_check("fixtures");
   result.fixtures = fixtures::check_kernel_fixtures(kernel, fixture_output_bound(bounds::exact_contract()));
   between();
   for (const auto& f : result.fixtures) result.outcome.passed = result.outcome.passed && f.passed;

@@ -30,6 +30,9 @@ struct gate_kernel_settings {
   // Called after each property × dtype and before the fixtures; may throw to end the gate
   // (the Python module rethrows an exception the kernel raised).
   std::function<void()> between_checks;
+  // Called before each property × dtype ("property/dtype") and before the fixtures
+  // ("fixtures"): the Python module names the running check in a kernel timeout's message.
+  std::function<void(std::string_view check)> before_check;
 };
 
 struct gate_kernel_result {

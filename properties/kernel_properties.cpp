@@ -158,6 +158,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     skipped.detail = "not run: " + why;
     return skipped;
   }
+  if (options.starting) options.starting(skipped.name + "/" + skipped.dtype);
 
   // First every case of the budget, a failing case counted instead of stopping the run, so
   // that worst/bound is the worst over the same cases whether or not the property holds (what

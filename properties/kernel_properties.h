@@ -84,6 +84,8 @@ struct check_options {
   // Asked before each property: a non-empty answer ends the kernel's run there (a library
   // kernel whose worker process ended, abi/kernel_worker.h), and says why the rest are not run.
   std::function<std::string()> stopped;
+  // Told "<property>/<dtype>" as each property starts running.
+  std::function<void(std::string_view)> starting;
 };
 
 struct kernel_result {

@@ -151,6 +151,14 @@ std::map<std::string, std::string> skipped_for_python() {
   };
 }
 
+// Ctrl-C while the GIL is released: Python's C-level handler only records the signal. The long
+// loops call this now and then (the audit's progress, the gate between checks): it takes the GIL
+// and runs the Python handlers, whose exception (KeyboardInterrupt) ends the computation.
+void check_signals() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
 struct gate_result {
   reports::gate_report report;
   std::vector<properties::property_result> skipped;
@@ -187,7 +195,8 @@ void gate_mutants(const fast::kernel_info& python_kernel, const cli::gate_kernel
     restricted.pairings = pairings;
     cli::gate_kernel_settings mutant_settings = settings;
     mutant_settings.skipped.clear();  // run them too, to tell "not applicable" from "survived"
-    mutant_settings.between_checks = {};
+    mutant_settings.between_checks = check_signals;
+    mutant_settings.before_check = {};
     mutant_settings.replay_command = "ropecheck gate --mutant " + name;
     const cli::gate_kernel_result r = cli::gate_kernel(restricted, mutant_settings);
     reports::mutant_outcome outcome{name, std::string(m.imitates), false, {}, {}};
@@ -252,7 +261,8 @@ std::string kernel_description(py::handle kernel) {
 
 // gate()'s arguments, checked as the CLI checks the gate's flags, as a dict of plain values.
 py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairings, py::handle profile,
-                        py::handle seed, py::handle mutants, py::handle tensor_type, py::handle name) {
+                        py::handle seed, py::handle mutants, py::handle tensor_type, py::handle name,
+                        py::handle timeout) {
   if (!PyCallable_Check(kernel.ptr()))
     throw bad_input("kernel", "is not callable", python::shown(kernel), python::type_note(kernel));
   py::dict out;
@@ -275,6 +285,16 @@ py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairing
     out["name"] = given;
   }
   out["description"] = kernel_description(kernel);
+  // None (no limit) or seconds per kernel call, enforced with SIGALRM (ropecheck/_bridge.py),
+  // whose Python handler only the main thread can install.
+  const std::optional<double> seconds = python::tolerance_argument(timeout, "timeout");
+  if (seconds) {
+    const py::module_ threading = py::module_::import("threading");
+    if (!threading.attr("current_thread")().is(threading.attr("main_thread")()))
+      throw bad_input("timeout", "needs the main thread", python::shown(timeout),
+                      "it is enforced with a SIGALRM handler, which only the main thread can install");
+  }
+  out["timeout"] = seconds ? py::cast(*seconds) : py::none();
   return out;
 }
 
@@ -383,7 +403,7 @@ PYBIND11_MODULE(_ropecheck, m) {
     cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
     const audit::audit_input input =
         cli::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance, scale);
-    result.report = audit::run_audit(input);
+    result.report = audit::run_audit(input, [](std::int64_t, std::int64_t) { check_signals(); });
     result.report.tool_version = ROPECHECK_VERSION;
     return result;
   });
@@ -440,7 +460,11 @@ PYBIND11_MODULE(_ropecheck, m) {
     settings.seed = seed;
     settings.replay_command = replay;
     settings.skipped = skipped_for_python();
-    settings.between_checks = [k = kernel.get()] { k->stop_if_raised(); };
+    settings.between_checks = [k = kernel.get()] {
+      k->stop_if_raised();
+      check_signals();
+    };
+    settings.before_check = [k = kernel.get()](std::string_view check) { k->set_check(check); };
     gate_result result;
     result.report.tool_version = ROPECHECK_VERSION;
     result.report.profile = profile;

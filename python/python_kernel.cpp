@@ -86,9 +86,9 @@ void python_kernel::rethrow_pending() {
 fast::status python_kernel::call(const void* context, const fast::rope_call& call,
                                  const fast::rope_angles& angles) {
   auto* self = const_cast<python_kernel*>(static_cast<const python_kernel*>(context));
-  if (self->pending_)
-    return fast::status::error(fast::status_code::invalid_argument,
-                               "the Python kernel raised an exception earlier in this gate");
+  // After the kernel raised (KeyboardInterrupt, KernelTimeout, its own error), no check may run
+  // on: a property counts failing cases rather than stopping, so the marker ends it here.
+  if (self->pending_) throw kernel_raised{};
   if (fast::status s = fast::detail::check_call(call); !s.ok()) return s;
   if (call.output_scale != 1.0f)  // the adapter passes no scale: refused, never dropped
     return fast::status::error(fast::status_code::unsupported,
@@ -127,7 +127,7 @@ fast::status python_kernel::call_with_gil(const fast::rope_call& call, const fas
   params["inverse"] = call.dir == fast::direction::inverse;
   const py::array q = gather(call, call.q);
   const py::array k = gather(call, call.k);
-  const py::tuple out = adapter_(q, k, positions, params, std::string(to_string(call.storage)));
+  const py::tuple out = adapter_(q, k, positions, params, std::string(to_string(call.storage)), check_);
   try {
     scatter(call, call.q, out[0].cast<py::array>(), "q_out");
     if (call.k.heads > 0) scatter(call, call.k, out[1].cast<py::array>(), "k_out");

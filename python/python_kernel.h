@@ -6,14 +6,17 @@
 // storage elements and handed, with int64 positions and the params dict, to `adapter`
 // (ropecheck/_bridge.py), which makes NumPy or torch inputs, calls the user's kernel and
 // returns its outputs as raw storage elements; those are scattered into the call's outputs.
+// The adapter is also told which check is running (set_check), for a timeout's message.
 // The GIL is taken only around the Python call. The first Python exception is kept and every
-// later call fails at once; the gate rethrows it between properties (rethrow_pending).
+// later call throws the kernel_raised marker, which ends the running check; the gate then
+// rethrows the exception itself (rethrow_pending).
 #pragma once
 
 #include <pybind11/pybind11.h>
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fast/kernels.h"
@@ -30,6 +33,8 @@ class python_kernel {
 
   const fast::kernel_info& info() const { return info_; }
 
+  // The check the gate is running ("property/dtype" or "fixtures"), passed to the adapter.
+  void set_check(std::string_view check) { check_ = check; }
   // Throws a C++ marker (kernel_raised) if the kernel raised: lets the gate stop between checks.
   void stop_if_raised() const;
   // With the GIL held: re-raises the kernel's exception, if any, as itself.
@@ -43,7 +48,7 @@ class python_kernel {
   fast::status call_with_gil(const fast::rope_call& call, const fast::rope_angles& angles);
 
   pybind11::object adapter_;
-  std::string name_, description_;
+  std::string name_, description_, check_;
   std::vector<dtype> dtypes_;
   std::vector<pairing> pairings_;
   fast::kernel_info info_;

@@ -5,7 +5,7 @@
  *   HOSTILE_SEGV       writes through a null pointer     HOSTILE_ABORT      abort()
  *   HOSTILE_EXIT0      _exit(0)                          HOSTILE_EXIT3      exit(3)
  *   HOSTILE_HANG       never returns                     HOSTILE_CTOR_EXIT  a constructor that _exit(0)s
- *   HOSTILE_COUNT_MAX  lists SIZE_MAX kernels
+ *   HOSTILE_COUNT_MAX  lists SIZE_MAX kernels         HOSTILE_CTOR_HANG  a constructor that never returns
  *   HOSTILE_SEGV_PARTIAL  writes through a null pointer on every call whose rotary_dim/2 is not a
  *                      multiple of 8, as vLLM's CPU kernel's aligned bfloat16 store crashed (a
  *                      crash that depends on the call, not on the call count: its replay crashes)
@@ -48,6 +48,11 @@ static int hostile_apply(const ropecheck_rope_call* call) {
 
 #if defined(HOSTILE_CTOR_EXIT)
 __attribute__((constructor)) static void exit_while_loading(void) { _exit(0); }
+#elif defined(HOSTILE_CTOR_HANG)
+__attribute__((constructor)) static void hang_while_loading(void) {
+  for (volatile int forever = 1; forever;) {
+  }
+}
 #endif
 
 static const ropecheck_kernel kernels[] = {{"hostile", "misbehaves at its third call (hostile_kernels.c)",

@@ -22,6 +22,7 @@ from collections.abc import Mapping as _Mapping
 from dataclasses import dataclass as _dataclass
 
 from . import _ropecheck as _core
+from ._bridge import KernelTimeout
 from ._bridge import kernel_adapter as _kernel_adapter
 from ._bridge import raw_array as _raw_array
 
@@ -37,6 +38,7 @@ __all__ = [
     "GateReport",
     "FlagError",
     "InputError",
+    "KernelTimeout",
     "Spec",
     "SpecError",
     "audit",
@@ -213,7 +215,7 @@ class GateReport(_Report):
 
 def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: str = "quick",
          seed: int | None = None, mutants: bool = False, tensor_type: str = "numpy",
-         name: str | None = None) -> GateReport:
+         name: str | None = None, timeout: float | None = None) -> GateReport:
     """Runs the property suite and the fixtures of ``ropecheck gate`` on a Python RoPE kernel
 
         kernel(q, k, positions, params) -> (q_out, k_out)
@@ -232,10 +234,17 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
 
     An exception raised by the kernel ends the gate with that exception. Empty ``dtypes`` or
     ``pairings`` are refused (the gate would check nothing); ``name`` (default: the kernel's
-    ``__name__``) is 1 to 128 characters of ``[A-Za-z0-9_.-]``, as a C-ABI kernel's."""
-    a = _core.gate_arguments(kernel, dtypes, pairings, profile, seed, mutants, tensor_type, name)
+    ``__name__``) is 1 to 128 characters of ``[A-Za-z0-9_.-]``, as a C-ABI kernel's.
+
+    ``timeout`` (seconds, a finite number > 0; default None, no limit) bounds each kernel call: one
+    that runs longer ends the gate with ``KernelTimeout`` (a TimeoutError) naming the kernel, the
+    check (property/dtype) and the call. It arms a one-shot ITIMER_REAL whose SIGALRM handler
+    raises inside the kernel's Python code, so it needs the main thread (elsewhere InputError), and
+    a kernel stuck in C code that never returns to the interpreter is not interrupted. Ctrl-C ends
+    the gate with KeyboardInterrupt."""
+    a = _core.gate_arguments(kernel, dtypes, pairings, profile, seed, mutants, tensor_type, name, timeout)
     replay = (f"python: ropecheck.gate({a['name']}, dtypes={a['dtypes']!r}, pairings={a['pairings']!r}, "
               f"profile={a['profile']!r}, seed={a['seed']}, tensor_type={a['tensor_type']!r})")
-    adapter = _kernel_adapter(kernel, a["tensor_type"], a["name"])
+    adapter = _kernel_adapter(kernel, a["tensor_type"], a["name"], a["timeout"])
     return GateReport(_core.gate(adapter, a["name"], a["description"], a["dtypes"], a["pairings"], a["profile"],
                                  a["seed"], replay, a["mutants"]))

@@ -6,10 +6,13 @@ through ``tensor.view(torch.int16)``, never through float32), float8_e4m3fn and 
 their 8-bit patterns (NumPy has no fp8: a uint8 array plus the dtype's name; a torch
 ``float8_e4m3fn``/``float8_e5m2`` tensor through ``view(torch.uint8)``). The gate's kernel adapter does the
 reverse for the user's kernel: raw bits in, NumPy or torch tensors of the storage dtype out, and
-checks what the kernel returns before its bits are copied back.
+checks what the kernel returns before its bits are copied back, and with ``timeout=`` stops a
+kernel call that runs too long (``KernelTimeout``).
 """
 
 from __future__ import annotations
+
+import signal
 
 import numpy as np
 
@@ -133,10 +136,48 @@ def _output_bits(value, storage: str, expected_shape, name: str, kernel_name: st
     return np.ascontiguousarray(array)
 
 
-def kernel_adapter(kernel, tensor_type: str, kernel_name: str):
-    """The callable the C++ bridge calls once per kernel call (python/python_kernel.h)."""
+class KernelTimeout(TimeoutError):
+    """A kernel call ran past ``gate(timeout=…)``: the message names the kernel, the check
+    (property/dtype, or fixtures) and the call."""
 
-    def adapter(q_bits, k_bits, positions, params, storage):
+
+def _call_text(q_bits, k_bits, params, storage) -> str:
+    return (f"tokens={q_bits.shape[0]}, heads={q_bits.shape[1]} (k_heads={k_bits.shape[1]}), "
+            f"head_dim={q_bits.shape[2]}, rotary_dim={params['rotary_dim']}, dtype={storage}, "
+            f"pairing={params['pairing']}")
+
+
+def _limited(call, seconds: float, message):
+    """call() with a one-shot ITIMER_REAL of `seconds`: its SIGALRM handler raises KernelTimeout
+    inside the kernel's Python code (a kernel stuck in C code that never returns to the
+    interpreter is not interrupted). The previous handler is restored after the call."""
+
+    def on_alarm(signum, frame):
+        raise KernelTimeout(message())
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return call()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def kernel_adapter(kernel, tensor_type: str, kernel_name: str, timeout: float | None = None):
+    """The callable the C++ bridge calls once per kernel call (python/python_kernel.h); `check`
+    is the gate's running check, named when a call exceeds `timeout` seconds."""
+
+    def adapter(q_bits, k_bits, positions, params, storage, check):
+        if timeout is None:
+            return _adapted(q_bits, k_bits, positions, params, storage)
+        return _limited(lambda: _adapted(q_bits, k_bits, positions, params, storage), timeout,
+                        lambda: (f"kernel {kernel_name}: a call exceeded timeout={timeout:g} s in {check} "
+                                 f"({_call_text(q_bits, k_bits, params, storage)})"))
+
+    def _adapted(q_bits, k_bits, positions, params, storage):
         q = _kernel_input(q_bits, storage, tensor_type)
         k = _kernel_input(k_bits, storage, tensor_type)
         if tensor_type == "torch":

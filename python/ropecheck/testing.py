@@ -25,7 +25,8 @@ def gate_failure_message(report: GateReport) -> str:
 
 
 def assert_rope_correct(kernel, **gate_arguments) -> GateReport:
-    """``ropecheck.gate(kernel, **gate_arguments)``; AssertionError unless it passes."""
+    """``ropecheck.gate(kernel, **gate_arguments)`` (``timeout=`` included: KernelTimeout ends
+    it); AssertionError unless it passes."""
     report = gate(kernel, **gate_arguments)
     if not report.passed:
         raise AssertionError(gate_failure_message(report))
