@@ -60,7 +60,9 @@ struct planned_file {
 // All or nothing: every file is written to its temporary first; only if all of them were
 // written are they renamed, one after the other, while holding an exclusive flock(2) on each
 // target folder, so two ropecheck runs writing the same set leave the files of one run, not a
-// mix. If any write fails, no target is touched and every temporary is removed.
+// mix. If any write fails, no target is touched and every temporary is removed. (A rename
+// that fails after earlier ones succeeded — the folder removed under us — leaves those earlier
+// files in place: the renames themselves are not one transaction.)
 void write_files_together(const std::vector<planned_file>& files);
 
 // The name every temporary of process `pid` on this host starts with (".ropecheck-tmp-<host>-

@@ -438,7 +438,9 @@ PYBIND11_MODULE(_ropecheck, m) {
       }, py::arg("json") = py::none(), py::arg("markdown") = py::none(), py::arg("html") = py::none(),
          py::arg("junit") = py::none());
 
-  m.def("gate_arguments", &gate_arguments);
+  m.def("gate_arguments", &gate_arguments, py::arg("kernel"), py::arg("dtypes"), py::arg("pairings"),
+        py::arg("profile"), py::arg("seed"), py::arg("mutants"), py::arg("tensor_type"), py::arg("name"),
+        py::arg("timeout") = py::none());
 
   // Called with gate_arguments' values (ropecheck.gate).
   m.def("gate", [](py::object adapter, const std::string& name, const std::string& description,
