@@ -6,7 +6,7 @@
 // --mutants also runs the same checks (plus the dynamic-NTK fixture) on every deliberately
 // wrong kernel of mutants/ and passes only if every correct kernel passes and every mutant is
 // killed; --mutant NAME picks mutants (and gates built-ins only if --kernel names them).
-// --shard I/N (or GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS, issue #17 §1) runs block I of N of every
+// --shard I/N (or GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS) runs block I of N of every
 // property's cases, and in shard 0 the fixtures and mutants; `report merge` (reports/gate_merge.h)
 // joins the N reports into the unsharded run's.
 // Exit 0 pass, 1 gate failed, 2 bad input or usage.

@@ -1,4 +1,4 @@
-// Sharded gate runs end to end through the ropecheck executable (issue #17 §1): the 4 shards of
+// Sharded gate runs end to end through the ropecheck executable: the 4 shards of
 // a small run merged with `report merge` give the unsharded run's JSON, JUnit, Markdown and HTML
 // byte for byte; a failing kernel's merge keeps the unsharded counterexample and replay line and
 // adds the other shards' failures; GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS shard as --shard does

@@ -1,5 +1,5 @@
 // gate_merge: `ropecheck report merge` — the N shard reports of one sharded gate run
-// (`gate --shard I/N`, issue #17 §1) joined into the report the unsharded run writes.
+// (`gate --shard I/N`) joined into the report the unsharded run writes.
 //
 // Shard I holds block I of N of every property's case stream (properties/property_runner.h
 // shard_block), and shard 0 the fixtures and mutants. So, property by property, in shard order:

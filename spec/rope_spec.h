@@ -142,7 +142,7 @@ inline std::optional<scaling_convention> convention_of(const rope_scaling& s) {
 // One line naming the type and its parameters, for headers and counterexamples.
 std::string describe(const rope_scaling& s);
 
-// Position streams (issue #16 §3–§4): M-RoPE and 2-D vision RoPE are both "rotated pair j
+// Position streams: M-RoPE and 2-D vision RoPE are both "rotated pair j
 // takes its angle p_{s(j)}·θ_{f(j)} from position stream s(j)", with θ_i = base^(−2i/rotary_dim)
 // the usual sequence; spec/stream_layout.h spells s(j) and f(j) out, README "Position streams"
 // cites each rule's modeling source.
