@@ -39,21 +39,6 @@ ropecheck_tensor abi_tensor(const fast::rope_tensor& t) {
           t.output_token_stride, t.output_head_stride};
 }
 
-// kernel_abi.h: a name is [A-Za-z0-9_.-], unique within the library. It is printed in replay
-// command lines, Markdown tables and file names, so anything else is refused, not escaped.
-// 128 characters is far beyond any real kernel's name and keeps a table readable.
-constexpr std::size_t max_kernel_name_length = 128;
-
-bool is_valid_kernel_name(std::string_view name) {
-  if (name.empty() || name.size() > max_kernel_name_length) return false;
-  for (const char c : name) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '.' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 fast::status_code status_code_of(int status) {
   switch (status) {
     case ROPECHECK_STATUS_OK: return fast::status_code::ok;
@@ -90,6 +75,16 @@ struct kernel_library::loaded {
     if (handle != nullptr) dlclose(handle);
   }
 };
+
+bool is_valid_kernel_name(std::string_view name) {
+  if (name.empty() || name.size() > max_kernel_name_length) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
 
 fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
                              const fast::rope_angles& angles) {

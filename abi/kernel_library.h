@@ -3,6 +3,7 @@
 // property suite treat it exactly like a built-in kernel.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -21,6 +22,13 @@ class kernel_library_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// kernel_abi.h's name rule: 1 to max_kernel_name_length characters of [A-Za-z0-9_.-]. A name
+// is printed in replay command lines, Markdown tables and file names, so anything else is
+// refused, not escaped; 128 characters is far beyond any real kernel's name and keeps a table
+// readable. (Unique within a library, which the loader checks too.)
+inline constexpr std::size_t max_kernel_name_length = 128;
+bool is_valid_kernel_name(std::string_view name);
 
 // Where a library's kernels run: in a worker process (kernel_worker.h), each call bounded by
 // `timeout_seconds` (0: none), or in ropecheck's own process (`--isolate never`, for gdb).

@@ -12,11 +12,7 @@
 namespace ropecheck::cli {
 
 void check_kernel_name(std::string_view flag, std::string_view name) {
-  bool ok = !name.empty() && name.size() <= max_kernel_name_length;
-  for (const char c : name)
-    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                c == '.' || c == '-');
-  if (!ok)
+  if (!abi::is_valid_kernel_name(name))
     throw bad_input(flag, fmt::format("is not 1 to {} characters of [A-Za-z0-9_.-]", max_kernel_name_length), name,
                     "a kernel name is printed in replay lines, Markdown tables and file names");
 }

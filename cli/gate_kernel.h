@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "abi/kernel_library.h"
 #include "fast/kernels.h"
 #include "properties/kernel_fixtures.h"
 #include "properties/kernel_properties.h"
@@ -45,11 +46,9 @@ struct gate_kernel_result {
 // a run that checked nothing.
 gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kernel_settings& settings);
 
-// A kernel name as the C ABI allows one (include/kernel_abi.h, abi/kernel_library.cpp): 1 to
-// max_kernel_name_length characters of [A-Za-z0-9_.-]. It is printed in replay lines,
-// Markdown tables and file names, so anything else is refused (bad_input naming `flag`), not
-// escaped.
-inline constexpr std::size_t max_kernel_name_length = 128;
+// A kernel name as the C ABI allows one (abi::is_valid_kernel_name), else bad_input naming
+// `flag`: Python kernels are held to the rule library kernels are.
+using abi::max_kernel_name_length;
 void check_kernel_name(std::string_view flag, std::string_view name);
 
 }  // namespace ropecheck::cli
