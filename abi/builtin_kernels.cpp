@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "abi/kernel_descriptors.h"
 #include "fast/kernels.h"
 #include "ropecheck/kernel_abi.h"
 
@@ -44,7 +45,8 @@ fast::rope_tensor tensor_of(const ropecheck_tensor& t) {
 template <std::size_t I>
 int apply_builtin(const ropecheck_rope_call* call) {
   if (call == nullptr) return ROPECHECK_STATUS_INVALID_ARGUMENT;
-  if (call->abi_version != ROPECHECK_KERNEL_ABI_VERSION && call->abi_version != ROPECHECK_KERNEL_ABI_VERSION_1)
+  if (call->abi_version != ROPECHECK_KERNEL_ABI_VERSION && call->abi_version != ROPECHECK_KERNEL_ABI_VERSION_2 &&
+      call->abi_version != ROPECHECK_KERNEL_ABI_VERSION_1)
     return fail(call, ROPECHECK_STATUS_UNSUPPORTED, "unsupported abi_version");
   const fast::kernel_info& kernel = fast::kernel_registry()[I];
   fast::rope_call c;
@@ -115,18 +117,30 @@ extern "C" __attribute__((visibility("default"))) const ropecheck_kernel* ropech
       for (pairing p : registry[i].pairings)
         pairings |= 1u << (p == pairing::adjacent ? ROPECHECK_PAIRING_ADJACENT : ROPECHECK_PAIRING_HALF);
       // The registry's names are string literals: their data() is NUL-terminated.
-      list.push_back({registry[i].name.data(), registry[i].description.data(), dtypes, pairings, apply[i]});
+      // A cache kernel's table holds rows m >= 0 only (fast/kernels.h): its domain says so.
+      const uint32_t limits =
+          registry[i].strategy == fast::angle_strategy::cache ? uint32_t{ROPECHECK_LIMIT_NONNEGATIVE_POSITIONS} : 0;
+      list.push_back({registry[i].name.data(), registry[i].description.data(), dtypes, pairings, apply[i], limits, 0});
     }
     return list;
   }();
+  // Versions 1 and 2 are answered in their own descriptor layout, as a library built against
+  // those headers would (kernel_descriptors.h): the stride of the array differs from v3's.
+  static const std::vector<abi::kernel_descriptor_v2> v2_kernels = [] {
+    std::vector<abi::kernel_descriptor_v2> list;
+    for (const ropecheck_kernel& k : kernels) list.push_back({k.name, k.description, k.dtypes, k.pairings, k.apply});
+    return list;
+  }();
+  if (count == nullptr) return nullptr;
 #ifdef ROPECHECK_KERNELS_V1_ONLY
   // The test build of a library made before ABI v2 (abi/CMakeLists.txt): it answers v1 only.
-  if (abi_version != ROPECHECK_KERNEL_ABI_VERSION_1 || count == nullptr) return nullptr;
-#else
-  if ((abi_version != ROPECHECK_KERNEL_ABI_VERSION && abi_version != ROPECHECK_KERNEL_ABI_VERSION_1) ||
-      count == nullptr)
-    return nullptr;
+  if (abi_version != ROPECHECK_KERNEL_ABI_VERSION_1) return nullptr;
 #endif
-  *count = kernels.size();
-  return kernels.data();
+  if (abi_version == ROPECHECK_KERNEL_ABI_VERSION) {
+    *count = kernels.size();
+    return kernels.data();
+  }
+  if (abi_version != ROPECHECK_KERNEL_ABI_VERSION_2 && abi_version != ROPECHECK_KERNEL_ABI_VERSION_1) return nullptr;
+  *count = v2_kernels.size();
+  return reinterpret_cast<const ropecheck_kernel*>(v2_kernels.data());
 }

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <string_view>
 
+#include "abi/kernel_descriptors.h"
 #include "abi/kernel_worker.h"
 #include "io/file_bytes.h"
 #include "io/io_error.h"
@@ -54,7 +55,7 @@ fast::status_code status_code_of(int status) {
 // worker's listing, the ABI version its library speaks (calls are laid out for that version),
 // and its library.
 struct abi_kernel {
-  const ropecheck_kernel* kernel = nullptr;  // in process only
+  int (*apply)(const ropecheck_rope_call*) = nullptr;  // in process only
   std::uint32_t abi_version = ROPECHECK_KERNEL_ABI_VERSION;
   kernel_library::loaded* library = nullptr;
   std::size_t index = 0;
@@ -142,7 +143,7 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
     status = answer.status;
     std::snprintf(message.data(), message.size(), "%s", answer.message.c_str());
   } else {
-    status = wrapped.kernel->apply(&abi_call);
+    status = wrapped.apply(&abi_call);
   }
   if (status == ROPECHECK_STATUS_OK) return fast::status::success();
   message.back() = '\0';
@@ -153,7 +154,7 @@ namespace {
 
 // The library's own table, in process, as the worker would list it.
 kernel_listing list_in_process(kernel_library::loaded& state, const std::string& where,
-                               std::vector<const ropecheck_kernel*>& table) {
+                               std::vector<ropecheck_kernel>& table) {
   state.handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (state.handle == nullptr)
     throw kernel_library_error(fmt::format("{}: cannot load the kernel library: {}", state.path, dlerror()));
@@ -161,30 +162,38 @@ kernel_listing list_in_process(kernel_library::loaded& state, const std::string&
   if (list == nullptr)
     throw kernel_library_error(fmt::format("{}: symbol '{}': not exported (see ropecheck/kernel_abi.h)",
                                            state.path, ROPECHECK_KERNELS_SYMBOL));
-  kernel_listing listing;
-  std::size_t count = 0;
-  listing.abi_version = ROPECHECK_KERNEL_ABI_VERSION;
-  const ropecheck_kernel* kernels = list(listing.abi_version, &count);
-  if (kernels == nullptr || count == 0) {  // a library built for v1 still loads (single stream)
-    count = 0;
-    listing.abi_version = ROPECHECK_KERNEL_ABI_VERSION_1;
-    kernels = list(listing.abi_version, &count);
-  }
-  if (kernels == nullptr || count == 0)
-    throw kernel_library_error(fmt::format("{}: {}(abi_version {} or {}): returned no kernels",
+  // A library built for v2 or v1 still loads: its descriptors are read in their own layout.
+  const kernel_table kernels = ask_for_kernels(list);
+  if (kernels.count == 0)
+    throw kernel_library_error(fmt::format("{}: {}(abi_version {}, {} or {}): returned no kernels",
                                            state.path, ROPECHECK_KERNELS_SYMBOL,
-                                           ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_1));
-  if (count > max_listed_kernels)
+                                           ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_2,
+                                           ROPECHECK_KERNEL_ABI_VERSION_1));
+  if (kernels.count > max_listed_kernels)
     throw kernel_library_error(fmt::format("{}: {}: reports {} kernels, more than the {} a library may list",
-                                           state.path, ROPECHECK_KERNELS_SYMBOL, count, max_listed_kernels));
-  for (std::size_t i = 0; i < count; ++i) {
-    const ropecheck_kernel& k = kernels[i];
+                                           state.path, ROPECHECK_KERNELS_SYMBOL, kernels.count, max_listed_kernels));
+  kernel_listing listing;
+  listing.abi_version = kernels.version;
+  for (std::size_t i = 0; i < kernels.count; ++i) {
+    const ropecheck_kernel k = kernels.at(i);
     listing.kernels.push_back({k.name != nullptr, k.name != nullptr ? k.name : "",
                                k.description != nullptr ? k.description : "", k.dtypes, k.pairings,
-                               k.apply != nullptr});
-    table.push_back(&k);
+                               k.apply != nullptr, k.limits, k.max_position});
+    table.push_back(k);
   }
   return listing;
+}
+
+// A v3 descriptor's limits as the domain the properties and fixtures keep to.
+fast::kernel_domain domain_of(const listed_kernel& k) {
+  fast::kernel_domain d;
+  d.negative_positions = (k.limits & ROPECHECK_LIMIT_NONNEGATIVE_POSITIONS) == 0;
+  d.inverse = (k.limits & ROPECHECK_LIMIT_NO_INVERSE) == 0;
+  d.attention_factor = (k.limits & ROPECHECK_LIMIT_NO_ATTENTION_FACTOR) == 0;
+  d.partial_rotary = (k.limits & ROPECHECK_LIMIT_NO_PARTIAL_ROTARY) == 0;
+  d.absent_tensor = (k.limits & ROPECHECK_LIMIT_NO_ABSENT_TENSOR) == 0;
+  d.max_position = k.max_position;
+  return d;
 }
 
 }  // namespace
@@ -194,8 +203,11 @@ kernel_library kernel_library::load(const std::filesystem::path& path, const iso
   state->path = path.string();
   // dlopen would block on a FIFO or read a device; io_error names the file and what it is.
   // (A missing file is left to dlopen, whose message says where it looked.)
+  const bool builtins = path == builtin_library;
+  if (builtins && !how.isolate)
+    throw kernel_library_error("the built-in kernels run in process unless isolated (--isolate always)");
   std::error_code missing;
-  if (std::filesystem::exists(path, missing)) {
+  if (!builtins && std::filesystem::exists(path, missing)) {
     try {
       require_regular_file(path);
     } catch (const io_error& e) {
@@ -203,8 +215,8 @@ kernel_library kernel_library::load(const std::filesystem::path& path, const iso
     }
   }
   // A bare file name would make dlopen search the system paths: always pass a path.
-  const std::string where = path.has_parent_path() ? path.string() : "./" + path.string();
-  std::vector<const ropecheck_kernel*> table;
+  const std::string where = builtins || path.has_parent_path() ? path.string() : "./" + path.string();
+  std::vector<ropecheck_kernel> table;  // in process: the descriptors, as v3 ones
   kernel_listing listing;
   if (how.isolate) {
     state->worker = std::make_unique<kernel_worker>(where, how.timeout_seconds);
@@ -224,7 +236,7 @@ kernel_library kernel_library::load(const std::filesystem::path& path, const iso
     const listed_kernel& k = listing.kernels[i];
     if (!k.has_name || !k.has_apply)
       throw kernel_library_error(fmt::format("{}: kernel [{}]: null name or apply function", state->path, i));
-    state->kernels[i] = {how.isolate ? nullptr : table[i], version, state.get(), i, k.name};
+    state->kernels[i] = {how.isolate ? nullptr : table[i].apply, version, state.get(), i, k.name};
     const std::string_view name(state->kernels[i].name);
     if (!is_valid_kernel_name(name))
       throw kernel_library_error(fmt::format(
@@ -244,6 +256,16 @@ kernel_library kernel_library::load(const std::filesystem::path& path, const iso
       throw kernel_library_error(fmt::format("{}: kernel '{}': field 'dtypes'/'pairings': {:#x}/{:#x} "
                                              "names no storage dtype or no pairing",
                                              state->path, name, k.dtypes, k.pairings));
+    // Unknown limit bits are refused as unknown dtype bits are: a limit this ropecheck does not
+    // know is a call it might send.
+    if ((k.limits & ~std::uint32_t{ROPECHECK_KNOWN_LIMITS}) != 0)
+      throw kernel_library_error(fmt::format("{}: kernel '{}': field 'limits': unknown bits {:#x} (known: {:#x}, "
+                                             "kernel_abi.h ropecheck_limit)",
+                                             state->path, name, k.limits & ~std::uint32_t{ROPECHECK_KNOWN_LIMITS},
+                                             ROPECHECK_KNOWN_LIMITS));
+    if (k.max_position < 0)
+      throw kernel_library_error(fmt::format("{}: kernel '{}': field 'max_position': negative ({}; 0 is no bound)",
+                                             state->path, name, k.max_position));
     // Designated, so that a field added to kernel_info cannot shift these into the wrong one
     // (a positional `version >= 2` once landed in rounds_once).
     library.infos_.push_back({.name = state->kernels[i].name,
@@ -255,8 +277,15 @@ kernel_library kernel_library::load(const std::filesystem::path& path, const iso
                               .context = &state->kernels[i],
                               .rounds_once = false,
                               .multi_stream = version >= 2,
-                              .takes_output_scale = version >= 2});
+                              .takes_output_scale = version >= 2,
+                              .domain = domain_of(k)});
   }
+  // The built-ins keep the claim their kernel_info makes beyond the ABI: one rounding per
+  // output. (Their angle strategy stays the ABI's: through it a cache kernel builds its table
+  // from the call's positions, so it has no table bound to refuse past.)
+  if (builtins)
+    for (auto& info : library.infos_)
+      if (const fast::kernel_info* own = fast::find_kernel(info.name)) info.rounds_once = own->rounds_once;
   // The descriptions live in the listing: keep it.
   state->listing = std::move(listing);
   for (std::size_t i = 0; i < count; ++i) library.infos_[i].description = state->listing.kernels[i].description;
@@ -271,7 +300,7 @@ worker_answer kernel_library::call_raw(std::string_view kernel, const ropecheck_
     if (k.name != kernel) continue;
     if (state_->worker) return state_->worker->call(i, call, pairs);
     worker_answer answer;
-    answer.status = k.kernel->apply(&call);
+    answer.status = k.apply(&call);
     if (call.message != nullptr && call.message_capacity > 0) {
       call.message[call.message_capacity - 1] = '\0';
       answer.message = call.message;

@@ -32,19 +32,28 @@ bool is_valid_kernel_name(std::string_view name);
 
 // Where a library's kernels run: in a worker process (kernel_worker.h), each call bounded by
 // `timeout_seconds` (0: none), or in ropecheck's own process (`--isolate never`, for gdb).
+// `builtins`: the built-in kernels run in a worker too (`--isolate always`).
 struct isolation {
   bool isolate = true;
   double timeout_seconds = 60;
+  bool builtins = false;
 };
+
+// The "library" that holds the built-in kernels (builtin_kernels.h) for kernel_library::load:
+// they are listed and called through the C ABI in a worker, with their kernel_info's claim of
+// one rounding per output kept.
+inline constexpr const char* builtin_library = "(built-in kernels)";
 
 class kernel_library {
  public:
   // dlopen()s `path` (in a worker, unless `how` says in process) and asks it for its kernels.
   // Throws kernel_library_error naming the file and what is wrong (cannot load, no
   // ropecheck_kernels symbol, ABI version refused, more than max_listed_kernels, a descriptor
-  // with a null name or function, unknown dtype or pairing bits, a library that ends its worker
-  // while loading). A library that serves only ABI v1 loads too; its kernels have multi_stream
-  // false.
+  // with a null name or function, unknown dtype, pairing or limit bits, a negative max_position,
+  // a library that ends its worker while loading). It asks for ABI v3, then v2, then v1, and
+  // reads the descriptors in the layout of the version that answered (kernel_descriptors.h): a
+  // v3 kernel's limits become its kernel_info::domain; a v1/v2 kernel serves every call. A v1
+  // library's kernels have multi_stream false.
   static kernel_library load(const std::filesystem::path& path, const isolation& how = {});
 
   std::span<const fast::kernel_info> kernels() const { return infos_; }

@@ -23,7 +23,9 @@
 #include <cstring>
 
 #include "abi/abi_case.h"
+#include "abi/builtin_kernels.h"
 #include "abi/call_image.h"
+#include "abi/kernel_descriptors.h"
 #include "abi/kernel_library.h"
 
 namespace ropecheck::abi {
@@ -100,33 +102,33 @@ bool take_string(const unsigned char*& p, const unsigned char* end, std::string&
 constexpr std::size_t max_listed_text = 1024;
 std::string bounded(const char* s) { return std::string(s, ::strnlen(s, max_listed_text + 1)); }
 
-// In the worker: dlopen, ask for the kernels (v2, else v1, as kernel_library::load does
-// in process), serialise them. Returns an error text, or "" with `out` filled.
-std::string list_kernels(const std::string& path, std::string& out, const ropecheck_kernel*& table) {
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return fmt::format("{}: cannot load the kernel library: {}", path, ::dlerror());
-  auto* list = reinterpret_cast<ropecheck_kernels_fn>(::dlsym(handle, ROPECHECK_KERNELS_SYMBOL));
+// In the worker: dlopen, ask for the kernels (v3, else v2, else v1, as kernel_library::load
+// does in process: kernel_descriptors.h), serialise them. Returns an error text, or "" with
+// `out` filled.
+std::string list_kernels(const std::string& path, std::string& out, kernel_table& table) {
+  ropecheck_kernels_fn list = nullptr;
+  if (path == builtin_library) {
+    list = ropecheck_builtin_kernels;  // already in this (forked) process
+  } else {
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) return fmt::format("{}: cannot load the kernel library: {}", path, ::dlerror());
+    list = reinterpret_cast<ropecheck_kernels_fn>(::dlsym(handle, ROPECHECK_KERNELS_SYMBOL));
+  }
   if (list == nullptr)
     return fmt::format("{}: symbol '{}': not exported (see ropecheck/kernel_abi.h)", path, ROPECHECK_KERNELS_SYMBOL);
-  std::uint32_t version = ROPECHECK_KERNEL_ABI_VERSION;
-  std::size_t count = 0;
-  table = list(version, &count);
-  if (table == nullptr || count == 0) {
-    version = ROPECHECK_KERNEL_ABI_VERSION_1;
-    count = 0;
-    table = list(version, &count);
-  }
-  if (table == nullptr || count == 0)
-    return fmt::format("{}: {}(abi_version {} or {}): returned no kernels", path, ROPECHECK_KERNELS_SYMBOL,
-                       ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_1);
-  if (count > max_listed_kernels)
+  table = ask_for_kernels(list);
+  if (table.count == 0)
+    return fmt::format("{}: {}(abi_version {}, {} or {}): returned no kernels", path, ROPECHECK_KERNELS_SYMBOL,
+                       ROPECHECK_KERNEL_ABI_VERSION, ROPECHECK_KERNEL_ABI_VERSION_2,
+                       ROPECHECK_KERNEL_ABI_VERSION_1);
+  if (table.count > max_listed_kernels)
     return fmt::format("{}: {}: reports {} kernels, more than the {} a library may list", path,
-                       ROPECHECK_KERNELS_SYMBOL, count, max_listed_kernels);
-  put(out, &version, sizeof version);
-  const auto n = static_cast<std::uint64_t>(count);
+                       ROPECHECK_KERNELS_SYMBOL, table.count, max_listed_kernels);
+  put(out, &table.version, sizeof table.version);
+  const auto n = static_cast<std::uint64_t>(table.count);
   put(out, &n, sizeof n);
-  for (std::size_t i = 0; i < count; ++i) {
-    const ropecheck_kernel& k = table[i];
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const ropecheck_kernel k = table.at(i);
     const std::uint8_t has_name = k.name != nullptr, has_apply = k.apply != nullptr;
     put(out, &has_name, 1);
     put_string(out, has_name ? bounded(k.name) : std::string());
@@ -134,6 +136,8 @@ std::string list_kernels(const std::string& path, std::string& out, const ropech
     put(out, &k.dtypes, sizeof k.dtypes);
     put(out, &k.pairings, sizeof k.pairings);
     put(out, &has_apply, 1);
+    put(out, &k.limits, sizeof k.limits);
+    put(out, &k.max_position, sizeof k.max_position);
   }
   return "";
 }
@@ -228,7 +232,7 @@ namespace {
   for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGINT, SIGTERM, SIGPIPE})
     ::sigaction(sig, &default_action, nullptr);
   std::string listing;
-  const ropecheck_kernel* table = nullptr;
+  kernel_table table;
   const std::string error = list_kernels(path, listing, table);
   const std::string& text = error.empty() ? listing : error;
   if (text.size() > bytes) {  // a long listing: the mapping grows (the parent maps it again)
@@ -264,7 +268,7 @@ namespace {
     if (c.abi_version >= 2) c.pair_streams = reinterpret_cast<const std::int32_t*>(at(r.offsets[6]));
     c.message = c.message_capacity > 0 ? answer.message : nullptr;
     c.message_capacity = c.message_capacity > 0 ? sizeof answer.message : 0;
-    answer.status = table[r.kernel].apply(&c);
+    answer.status = r.kernel < table.count ? table.at(r.kernel).apply(&c) : ROPECHECK_STATUS_INVALID_ARGUMENT;
     answer.message[sizeof answer.message - 1] = '\0';
     if (!send_all(socket, &answer, sizeof answer)) break;
   }
@@ -331,7 +335,8 @@ void kernel_worker::start() {
     listed_kernel k;
     std::uint8_t has_name = 0, has_apply = 0;
     ok = take(data, end, has_name) && take_string(data, end, k.name) && take_string(data, end, k.description) &&
-         take(data, end, k.dtypes) && take(data, end, k.pairings) && take(data, end, has_apply);
+         take(data, end, k.dtypes) && take(data, end, k.pairings) && take(data, end, has_apply) &&
+         take(data, end, k.limits) && take(data, end, k.max_position);
     k.has_name = has_name != 0;
     k.has_apply = has_apply != 0;
     listing.kernels.push_back(std::move(k));

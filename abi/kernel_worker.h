@@ -29,6 +29,8 @@ struct listed_kernel {
   std::uint32_t dtypes = 0;
   std::uint32_t pairings = 0;
   bool has_apply = false;
+  std::uint32_t limits = 0;        // v3: ropecheck_limit bits (0 for a v1/v2 library)
+  std::int64_t max_position = 0;   // v3: the largest |m| served (0: no bound)
 };
 struct kernel_listing {
   std::uint32_t abi_version = 0;

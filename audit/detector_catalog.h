@@ -1,6 +1,9 @@
 // detector_catalog: the bugs the audit recognises by recomputing the reference the way the bug
 // would (other pairing, shifted positions, positions ignored, one scale factor, another
-// position-stream layout, the fp8 output scale multiplied or ignored), as data: adding
+// position-stream layout, the fp8 output scale multiplied or ignored, sin's sign flipped, cos and
+// sin exchanged, positions wrapped by a short cache, other inverse frequencies — the exponent's
+// convention, the config's base or scaling not applied — and a tail of pairs left wrong), as
+// data: adding
 // a detector is one entry here and its function in detectors.cpp. A detector returns a finding
 // (share = the fraction of sampled outputs the bug explains) only when the recomputation
 // explains ≥ 99% of the sampled outputs within tolerance.
@@ -17,6 +20,10 @@ namespace ropecheck::audit {
 struct detector {
   const char* code;
   std::optional<reports::finding> (*detect)(const diagnosis_context&);
+  // Also looked for on top of a low-precision recipe (diagnosis.cpp): the bugs real kernels
+  // ship beside float32 angles or a 16-bit cache. (The others are wrong by far more than any
+  // recipe's error, which a correct kernel's tolerance already shows.)
+  bool under_recipes = false;
 };
 
 std::optional<reports::finding> detect_wrong_pairing(const diagnosis_context&);
@@ -25,15 +32,25 @@ std::optional<reports::finding> detect_positions_ignored(const diagnosis_context
 std::optional<reports::finding> detect_magnitude_scale(const diagnosis_context&);
 std::optional<reports::finding> detect_stream_layout(const diagnosis_context&);
 std::optional<reports::finding> detect_output_scale(const diagnosis_context&);
+std::optional<reports::finding> detect_inverse_rotation(const diagnosis_context&);
+std::optional<reports::finding> detect_cos_sin_swapped(const diagnosis_context&);
+std::optional<reports::finding> detect_positions_wrapped(const diagnosis_context&);
+std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_context&);
+std::optional<reports::finding> detect_pair_tail(const diagnosis_context&);
 
 inline const std::vector<detector>& detectors() {
   static const std::vector<detector> all = {
-      {"wrong_pairing", detect_wrong_pairing},
-      {"position_offset", detect_position_offset},
+      {"wrong_pairing", detect_wrong_pairing, true},
+      {"position_offset", detect_position_offset, true},
       {"position_offset", detect_positions_ignored},
-      {"magnitude_scale", detect_magnitude_scale},
-      {"stream_layout", detect_stream_layout},  // position streams only
+      {"magnitude_scale", detect_magnitude_scale, true},
+      {"stream_layout", detect_stream_layout, true},  // position streams only
       {"output_scale_misapplied", detect_output_scale},  // fp8 with an output scale only
+      {"inverse_rotation", detect_inverse_rotation},
+      {"cos_sin_swapped", detect_cos_sin_swapped},
+      {"positions_wrapped", detect_positions_wrapped},
+      {"frequency_mismatch", detect_frequency_mismatch},  // or config_mismatch: base, scaling
+      {"pair_tail_wrong", detect_pair_tail},
   };
   return all;
 }

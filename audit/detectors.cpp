@@ -5,6 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "audit/detector_catalog.h"
 #include "bounds/error_bounds.h"
@@ -14,7 +19,8 @@
 
 namespace ropecheck::audit {
 
-explanation diagnosis_context::explain(const alternative_rotation& alternative, double stored_scale) const {
+explanation diagnosis_context::explain(const alternative_rotation& alternative, double stored_scale,
+                                       pairing pairs) const {
   std::int64_t within = 0, total = 0;
   double worst = 0;
   tolerance_rule stored_rule = rule;  // the tolerance of values stored as round(y / stored_scale)
@@ -26,13 +32,18 @@ explanation diagnosis_context::explain(const alternative_rotation& alternative, 
     alternative(v, ref);
     const auto m = positions_of(v);
     for (int j = 0; j < rotary / 2; ++j) {
-      const auto [a, b] = pair_of(in.spec.pair, rotary, j);
+      const auto [a, b] = pair_of(pairs, rotary, j);
       const double norm = std::hypot(v.x[a], v.x[b]);
       for (const int c : {a, b}) {
         // As judge_pairs: sat(y_exact / σ) (the identity at σ = 1 but for fp8's saturation).
         const double err = std::fabs(v.y[c] - bounds::saturated_exact(in.judged, ref[c] / stored_scale));
         ++total;
-        if (err <= stored_rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], theta[j], v.y[c])) ++within;
+        const std::int64_t mj = m[static_cast<std::size_t>(stream[j])];
+        const double widened = recipe == nullptr ? 0.0
+                                                 : bounds::contract_output_extra(*recipe, in.judged, norm, mj, theta[j], j,
+                                                                                 rule.scale.factor) /
+                                                       stored_scale;
+        if (err <= stored_rule.allowed(norm, mj, theta[j], v.y[c]) + widened) ++within;
         if (norm > 0) worst = std::max(worst, err * stored_scale / norm / unit);  // unscaled units
       }
     }
@@ -71,9 +82,11 @@ std::optional<reports::finding> detect_wrong_pairing(const diagnosis_context& c)
   rope_spec other = c.in.spec;
   other.pair = other.pair == pairing::adjacent ? pairing::half_split : pairing::adjacent;
   const reference::double_tier tier(other, c.sampled_positions());
-  const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
-    diagnosis_context::rotate_at(tier, v, c.positions_of(v), ref);
-  });
+  const auto e = c.explain(
+      [&](const sampled_vector& v, std::span<double> ref) {
+        diagnosis_context::rotate_at(tier, v, c.positions_of(v), ref);
+      },
+      c.in.output_scale, other.pair);
   if (!diagnosis_context::explains(e)) return std::nullopt;
   return reports::finding{
       "wrong_pairing",
@@ -88,22 +101,25 @@ std::optional<reports::finding> detect_wrong_pairing(const diagnosis_context& c)
 std::optional<reports::finding> detect_position_offset(const diagnosis_context& c) {
   const std::vector<int> shifts = {-4, -3, -2, -1, 0, 1, 2, 3, 4};
   const reference::double_tier tier(c.in.spec, c.sampled_positions(shifts));
-  for (int k = -4; k <= 4; ++k) {
-    if (k == 0) continue;
+  // The shift that explains the most outputs (the smallest |k| on a tie): under a recipe's
+  // widened tolerance a neighbouring shift may explain some outputs too.
+  int best_k = 0;
+  explanation best;
+  for (const int k : {1, -1, 2, -2, 3, -3, 4, -4}) {
     const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
       auto m = c.positions_of(v);
       for (auto& p : m) p += k;  // every stream shifted: a position_ids offset
       diagnosis_context::rotate_at(tier, v, m, ref);
     });
-    if (diagnosis_context::explains(e))
-      return reports::finding{
-          "position_offset",
-          fmt::format("the output is the reference at positions shifted by {:+d}: an off-by-{} position (KV-cache "
-                      "or position_ids offset)", k, std::abs(k)),
-          e.within,
-          fmt::format("recomputed at m {:+d}: {:.1f}% of sampled outputs within tolerance", k, 100 * e.within)};
+    if (e.within > best.within) best = e, best_k = k;
   }
-  return std::nullopt;
+  if (best_k == 0 || !diagnosis_context::explains(best)) return std::nullopt;
+  return reports::finding{
+      "position_offset",
+      fmt::format("the output is the reference at positions shifted by {:+d}: an off-by-{} position (KV-cache "
+                  "or position_ids offset)", best_k, std::abs(best_k)),
+      best.within,
+      fmt::format("recomputed at m {:+d}: {:.1f}% of sampled outputs within tolerance", best_k, 100 * best.within)};
 }
 
 // position_offset, the extreme case: every token rotated as if at position 0.
@@ -269,6 +285,203 @@ std::optional<reports::finding> detect_stream_layout(const diagnosis_context& c)
                     streams, 100 * e.within, differing, c.sampled.vectors.size())};
   }
   return std::nullopt;
+}
+
+}  // namespace ropecheck::audit
+
+namespace ropecheck::audit {
+namespace {
+
+// The (cos, sin) of every pair of v at its positions, interleaved (rotary_dim doubles), from a
+// tier over the sampled positions.
+std::vector<double> cos_sin_of(const diagnosis_context& c, const reference::double_tier& tier, const sampled_vector& v) {
+  const auto m = c.positions_of(v);
+  if (tier.streams() == 1) {
+    const auto row = tier.cos_sin(m[0]);
+    return {row.begin(), row.end()};
+  }
+  std::vector<double> row(static_cast<std::size_t>(tier.rotary_dim()));
+  tier.stream_cos_sin(m, row);
+  return row;
+}
+
+// Every pair rotated by (c', s') = transform(c, s) instead of (c, s).
+template <class Transform>
+explanation explain_transformed(const diagnosis_context& c, const reference::double_tier& tier, Transform transform) {
+  const int rotary = c.in.spec.rotary_dim;
+  return c.explain([&](const sampled_vector& v, std::span<double> ref) {
+    const std::vector<double> cs = cos_sin_of(c, tier, v);
+    for (int j = 0; j < rotary / 2; ++j) {
+      const auto [a, b] = pair_of(c.in.spec.pair, rotary, j);
+      const auto [cj, sj] = transform(cs[static_cast<std::size_t>(2 * j)], cs[static_cast<std::size_t>(2 * j + 1)]);
+      ref[a] = v.x[a] * cj - v.x[b] * sj;
+      ref[b] = v.x[b] * cj + v.x[a] * sj;
+    }
+  });
+}
+
+}  // namespace
+
+// inverse_rotation: the output is the rotation by −m·θ_j (sin's sign flipped).
+std::optional<reports::finding> detect_inverse_rotation(const diagnosis_context& c) {
+  const reference::double_tier tier(c.in.spec, c.sampled_positions());
+  const auto e = explain_transformed(c, tier, [](double cj, double sj) { return std::pair{cj, -sj}; });
+  if (!diagnosis_context::explains(e)) return std::nullopt;
+  return reports::finding{
+      "inverse_rotation",
+      "the output is the rotation by −m·θ_j: sin's sign is flipped (a rotate_half sign convention inverted, or the "
+      "inverse direction applied)",
+      e.within, fmt::format("recomputed with sin negated: {:.1f}% of sampled outputs within tolerance", 100 * e.within)};
+}
+
+// cos_sin_swapped: every pair turned by (sin, cos) instead of (cos, sin).
+std::optional<reports::finding> detect_cos_sin_swapped(const diagnosis_context& c) {
+  const reference::double_tier tier(c.in.spec, c.sampled_positions());
+  const auto e = explain_transformed(c, tier, [](double cj, double sj) { return std::pair{sj, cj}; });
+  if (!diagnosis_context::explains(e)) return std::nullopt;
+  return reports::finding{
+      "cos_sin_swapped",
+      "the output turns each pair by (sin, cos) instead of (cos, sin): the cos/sin cache halves are read in the "
+      "wrong order",
+      e.within, fmt::format("recomputed with cos and sin exchanged: {:.1f}% of sampled outputs within tolerance",
+                            100 * e.within)};
+}
+
+// positions_wrapped: the output is the reference at m mod 2^k (a cos/sin cache of 2^k rows
+// indexed past its end without a check).
+std::optional<reports::finding> detect_positions_wrapped(const diagnosis_context& c) {
+  const auto sampled = c.sampled_positions();
+  const std::int64_t highest = sampled.empty() ? 0 : *std::max_element(sampled.begin(), sampled.end());
+  for (int k = 8; k <= 24 && (std::int64_t{1} << k) <= highest; ++k) {
+    const std::int64_t rows = std::int64_t{1} << k;
+    std::vector<std::int64_t> wrapped;
+    for (std::int64_t m : sampled) wrapped.push_back(m >= 0 ? m % rows : m);
+    const reference::double_tier tier(c.in.spec, wrapped);
+    const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+      auto m = c.positions_of(v);
+      for (auto& p : m) p = p >= 0 ? p % rows : p;
+      diagnosis_context::rotate_at(tier, v, m, ref);
+    });
+    if (diagnosis_context::explains(e))
+      return reports::finding{
+          "positions_wrapped",
+          fmt::format("the output is the reference at m mod {}: a cos/sin cache of {} rows read past its end "
+                      "without a check (it wraps)", rows, rows),
+          e.within, fmt::format("recomputed at m mod {}: {:.1f}% of sampled outputs within tolerance", rows,
+                                100 * e.within)};
+  }
+  return std::nullopt;
+}
+
+// frequency_mismatch / config_mismatch: the output is the rotation by another θ_j — the
+// inverse-frequency formula's exponent off (2j/(d−2), j/d: a base of base^(d/(d−2)) or √base),
+// the config's rope_theta not read (a common default base instead), or its rope_scaling
+// dropped or with llama3's two frequency factors exchanged. Each alternative is a spec the
+// reference rotates by; the first that explains the output is named, with both values.
+std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_context& c) {
+  struct alternative {
+    const char* code;
+    std::string what;
+    rope_spec spec;
+  };
+  std::vector<alternative> alternatives;
+  const rope_spec& s = c.in.spec;
+  const double d = s.rotary_dim;
+  const auto with_base = [&](double base) {
+    rope_spec other = s;
+    other.base = base;
+    return other;
+  };
+  if (d > 2)
+    alternatives.push_back({"frequency_mismatch",
+                            fmt::format("θ_j = base^(−2j/(d−2)): the inverse-frequency exponent's endpoint off by one "
+                                        "(as a base of {:.6g})", std::pow(s.base, d / (d - 2))),
+                            with_base(std::pow(s.base, d / (d - 2)))});
+  alternatives.push_back({"frequency_mismatch",
+                          fmt::format("θ_j = base^(−j/d): arange(0, d/2)/d where arange(0, d, 2)/d was meant (as a "
+                                      "base of {:.6g})", std::sqrt(s.base)),
+                          with_base(std::sqrt(s.base))});
+  for (const double base : {10000.0, 500000.0, 1000000.0, 100000.0, 50000.0})
+    if (base != s.base)
+      alternatives.push_back({"config_mismatch",
+                              fmt::format("Y matches rope_theta = {:.6g}; the spec says {:.6g} (the config's base not "
+                                          "read, a default used)", base, s.base),
+                              with_base(base)});
+  if (type_of(s.scaling) != scaling_type::none) {
+    rope_spec unscaled = s;
+    unscaled.scaling = no_scaling{};
+    alternatives.push_back({"config_mismatch",
+                            fmt::format("Y matches no rope_scaling; the spec says {} (the scaling computed but not "
+                                        "applied)", to_string(type_of(s.scaling))),
+                            unscaled});
+  }
+  if (const auto* l = std::get_if<llama3_scaling>(&s.scaling); l && l->low_freq_factor != l->high_freq_factor) {
+    rope_spec swapped = s;
+    auto& m = std::get<llama3_scaling>(swapped.scaling);
+    std::swap(m.low_freq_factor, m.high_freq_factor);
+    alternatives.push_back({"config_mismatch",
+                            fmt::format("Y matches rope_scaling low_freq_factor = {:.6g}, high_freq_factor = {:.6g}; "
+                                        "the spec says the reverse (the two factors exchanged)",
+                                        m.low_freq_factor, m.high_freq_factor),
+                            swapped});
+  }
+  for (const alternative& a : alternatives) {
+    std::optional<reference::double_tier> tier;
+    try {
+      tier.emplace(a.spec, c.sampled_positions());
+    } catch (const std::exception&) {
+      continue;  // a spec the reference cannot rotate by is no explanation
+    }
+    const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+      diagnosis_context::rotate_at(*tier, v, c.positions_of(v), ref);
+    });
+    if (diagnosis_context::explains(e))
+      return reports::finding{a.code, fmt::format("the output is the rotation by other inverse frequencies: {}", a.what),
+                              e.within,
+                              fmt::format("recomputed with those frequencies: {:.1f}% of sampled outputs within "
+                                          "tolerance", 100 * e.within)};
+  }
+  return std::nullopt;
+}
+
+// pair_tail_wrong: the first J pairs are right and the pairs from J on are not — a vector
+// kernel whose remainder loop is missing (correct at d = 64/128, wrong at 80 or 96).
+std::optional<reports::finding> detect_pair_tail(const diagnosis_context& c) {
+  const int rotary = c.in.spec.rotary_dim, pairs = rotary / 2;
+  std::vector<std::int64_t> within(static_cast<std::size_t>(pairs)), total(static_cast<std::size_t>(pairs));
+  const auto stream = pair_streams(c.in.spec.streams, rotary);
+  for (const sampled_vector& v : c.sampled.vectors) {
+    const auto m = c.positions_of(v);
+    for (int j = 0; j < pairs; ++j) {
+      const auto [a, b] = pair_of(c.in.spec.pair, rotary, j);
+      const double norm = std::hypot(v.x[a], v.x[b]);
+      for (const int k : {a, b}) {
+        const double err = std::fabs(v.y[k] - bounds::saturated_exact(c.in.judged, v.ref[k] / c.in.output_scale));
+        ++total[static_cast<std::size_t>(j)];
+        within[static_cast<std::size_t>(j)] +=
+            err <= c.rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], c.theta[j], v.y[k]);
+      }
+    }
+  }
+  const auto share = [&](int j) {
+    return total[static_cast<std::size_t>(j)] == 0
+               ? 1.0
+               : static_cast<double>(within[static_cast<std::size_t>(j)]) / static_cast<double>(total[static_cast<std::size_t>(j)]);
+  };
+  // The tail is wrong at every sampled position (a precision loss would spare the small ones).
+  int first_wrong = pairs;
+  while (first_wrong > 0 && share(first_wrong - 1) < 0.01) --first_wrong;
+  if (first_wrong == 0 || first_wrong == pairs) return std::nullopt;
+  for (int j = 0; j < first_wrong; ++j)
+    if (share(j) < 0.99) return std::nullopt;
+  const double explained = static_cast<double>(pairs - first_wrong) / pairs;
+  return reports::finding{
+      "pair_tail_wrong",
+      fmt::format("pairs 0 … {} are right and pairs {} … {} (the last {} of {}) are not: a vector loop's remainder "
+                  "is not processed", first_wrong - 1, first_wrong, pairs - 1, pairs - first_wrong, pairs),
+      1.0,
+      fmt::format("{:.0f}% of the pairs, all past pair {}, hold every output beyond tolerance; the pairs before it are "
+                  "within tolerance", 100 * explained, first_wrong - 1)};
 }
 
 }  // namespace ropecheck::audit

@@ -12,6 +12,8 @@
 #include "audit/detector_catalog.h"
 #include "audit/forensics.h"
 #include "audit/sample.h"
+#include "bounds/accuracy_contracts.h"
+#include "recipes/recipe_catalog.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -77,6 +79,65 @@ void diagnose_context(const audit_input& in, std::vector<reports::finding>& out)
                    0, ""});
 }
 
+// The recipes a bug is looked for on top of, narrowest first: the one the audit fitted (when it
+// is not a correct kernel's), then those of most real kernels — float32 angles, a float16 or
+// bfloat16 cos/sin cache, and both.
+std::vector<recipes::recipe> suspected_recipes(const std::optional<recipes::recipe>& fitted) {
+  std::vector<recipes::recipe> out;
+  const recipes::recipe correct = recipes::correct_kernel_recipe(dtype::float32);
+  const auto add = [&](recipes::recipe r) {
+    r.output = dtype::float32;
+    if (!(r == correct) && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  };
+  if (fitted) add(*fitted);
+  recipes::recipe angles = correct;
+  angles.angle = dtype::float32, angles.trig = dtype::float32;
+  add(angles);
+  for (const dtype cache : {dtype::float16, dtype::bfloat16}) {
+    recipes::recipe cached = correct, both = angles;
+    cached.cache = cache, both.cache = cache;
+    add(cached);
+    add(both);
+  }
+  return out;
+}
+
+std::optional<std::vector<reports::finding>> bug_under_a_recipe(diagnosis_context& c,
+                                                                const reference::double_tier& tier,
+                                                                const forensics_result& f) {
+  for (const recipes::recipe& r : suspected_recipes(f.found)) {
+    const bounds::accuracy_contract contract = bounds::contract_of_recipe(bounds::recipe_spelling(r), "", r);
+    c.recipe = &contract;
+    // The recipe alone explains Y: no bug on top of it (the recipe's stages are the causes).
+    const bool recipe_alone = diagnosis_context::explains(c.explain([&](const sampled_vector& v, std::span<double> ref) {
+      diagnosis_context::rotate_at(tier, v, c.positions_of(v), ref);
+    }));
+    std::vector<reports::finding> found;
+    if (!recipe_alone)
+      for (const detector& d : detectors())
+        if (d.under_recipes)
+          if (auto finding = d.detect(c)) found.push_back(std::move(*finding));
+    c.recipe = nullptr;
+    if (found.empty()) continue;
+    std::stable_sort(found.begin(), found.end(),
+                     [](const reports::finding& a, const reports::finding& b) { return a.share > b.share; });
+    for (auto& finding : found)
+      finding.evidence += fmt::format("; with the error of the recipe {} allowed (docs/error-bounds.md §17)",
+                                      contract.name);
+    // Then the recipe's own stages, as fitted, or the suspected recipe when the fit named none.
+    std::size_t stages = 0;
+    for (const auto& finding : f.findings)
+      if (finding.code != "output_rounding" && finding.code != "unexplained") found.push_back(finding), ++stages;
+    if (stages == 0)
+      found.push_back({"angle_precision",
+                       fmt::format("the bug above sits on top of the recipe {}, whose error the audit allowed to "
+                                   "recognise it", contract.name),
+                       0, ""});
+    return found;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void diagnose(const audit_input& in, const reference::double_tier& tier, const sample& sampled,
@@ -99,39 +160,34 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
   diagnosis_context c{in, sampled,
                       tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor()),
                                      in.output_scale},
-                      std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end())};
-  // The recipe fit (forensics.h) replays each recipe's roundings at one position per row; with
-  // position streams it would round the wrong angles, so it is not run and the report says so
-  // (the detectors below do run: they recompute at every stream's position).
-  const bool streams = !in.stream_positions.empty();
-  forensics_result f;
-  if (!streams) {
-    f = attribute(c, tier);
-    r.recipe = f.recipe;
-    r.attribution = f.attribution;
-  }
+                      std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
+                      nullptr};
+  // The recipe fit (forensics.h) replays each recipe's roundings at each pair's stream position.
+  const forensics_result f = attribute(c, tier);
+  r.recipe = f.recipe;
+  r.attribution = f.attribution;
 
   if (r.outputs_beyond_tolerance > 0) {
     for (const detector& d : detectors())
       if (auto finding = d.detect(c)) causes.push_back(std::move(*finding));
-    // A bug a detector names explains the output on its own: the recipe's stages are then not
-    // causes (they were fitted to a rotation that is not the configured one).
-    if (causes.empty())
-      for (auto& finding : f.findings)
-        if (finding.code != "output_rounding") causes.push_back(std::move(finding));
     std::stable_sort(causes.begin(), causes.end(),
                      [](const reports::finding& a, const reports::finding& b) { return a.share > b.share; });
+    // A bug on top of a low-precision recipe: real kernels compute their angles in float32, and
+    // their bugs sit on top of that. Under each suspected recipe that does not explain Y alone,
+    // the detectors run again with the recipe's derived error allowed; a bug they then name is
+    // the first cause, and the recipe's stages the next ones.
+    if (causes.empty())
+      if (auto under = bug_under_a_recipe(c, tier, f)) causes = std::move(*under);
+    // A bug a detector names explains the output on its own: the recipe's stages are then not
+    // causes (they were fitted to a rotation that is not the configured one).
+    if (causes.empty()) {
+      for (auto& finding : f.findings)
+        if (finding.code != "output_rounding") causes.push_back(std::move(finding));
+      std::stable_sort(causes.begin(), causes.end(),
+                       [](const reports::finding& a, const reports::finding& b) { return a.share > b.share; });
+    }
     const auto rounding = std::find_if(f.findings.begin(), f.findings.end(),
                                        [](const reports::finding& x) { return x.code == "output_rounding"; });
-    if (causes.empty() && streams) {
-      causes.push_back({"unexplained",
-                        fmt::format("{} outputs exceed the tolerance and no known bug (pairing, position offset, "
-                                    "scale factor, output scale, stream layout) reproduces them; the recipe fit (positions, "
-                                    "frequencies, angles, cos/sin, arithmetic) replays one position per row and "
-                                    "is not run on position streams ({} layout)",
-                                    r.outputs_beyond_tolerance, to_string(in.spec.streams.rule)),
-                        1, "no recipe fitted"});
-    }
     if (causes.empty()) {
       double residual = 0;
       for (const auto& a : r.attribution)

@@ -12,6 +12,7 @@
 
 #include "audit/audit.h"
 #include "audit/sample.h"
+#include "bounds/accuracy_contracts.h"
 #include "audit/tolerance.h"
 #include "reference/double_tier.h"
 
@@ -27,6 +28,11 @@ struct diagnosis_context {
   const sample& sampled;
   tolerance_rule rule;
   std::vector<double> theta;  // θ'_j the double tier rotates by
+  // A recipe the kernel is suspected to follow besides the bug (a float32-angle kernel with an
+  // off-by-one): explain() then widens each output's tolerance by the recipe's derived extra
+  // error (bounds/accuracy_contracts.h), so that a bug is recognised on top of a low-precision
+  // recipe. Null: a correct kernel's tolerance.
+  const bounds::accuracy_contract* recipe = nullptr;
 
   // The sampled row's position in each stream of the spec's layout ({v.position} with one).
   std::vector<std::int64_t> positions_of(const sampled_vector& v) const;
@@ -44,7 +50,11 @@ struct diagnosis_context {
   // for a bug that applies the scale wrongly (detect_output_scale).
   using alternative_rotation = std::function<void(const sampled_vector&, std::span<double>)>;
   explanation explain(const alternative_rotation& alternative) const { return explain(alternative, in.output_scale); }
-  explanation explain(const alternative_rotation& alternative, double stored_scale) const;
+  explanation explain(const alternative_rotation& alternative, double stored_scale) const {
+    return explain(alternative, stored_scale, in.spec.pair);
+  }
+  // `pairs`: the pairing the alternative rotates by, whose pair norms the tolerance scales with.
+  explanation explain(const alternative_rotation& alternative, double stored_scale, pairing pairs) const;
   static bool explains(const explanation& e) { return e.within >= 0.99; }
 };
 

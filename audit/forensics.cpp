@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "audit/recipe.h"
-#include "audit/recipe_catalog.h"
+#include "audit/recipe_search.h"
+#include "bounds/accuracy_contracts.h"
 #include "bounds/error_bounds.h"
 #include "spec/pair_index.h"
 
@@ -17,6 +19,13 @@ namespace {
 bool same_value(double a, double b) {
   return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
 }
+
+// Which sampled vectors a distance is taken over: all, those holding a failing output, or
+// one (the worst output's).
+struct scope {
+  enum kinds { all, failing, one } kind = all;
+  std::size_t vector = 0;
+};
 
 // The sampled outputs recomputed under one recipe, in sample order (rotary_dim per vector).
 class recomputation {
@@ -40,7 +49,7 @@ class recomputation {
     out.reserve(c_.sampled.vectors.size() * static_cast<std::size_t>(rotary_));
     std::vector<double> y(c_.in.spec.head_dim);
     for (const sampled_vector& v : c_.sampled.vectors) {
-      simulator_.simulate(r, v.x, v.position, y);
+      simulator_.simulate(r, v.x, c_.positions_of(v), y);
       out.insert(out.end(), y.begin(), y.begin() + rotary_);
     }
     return out;
@@ -55,9 +64,16 @@ class recomputation {
   // Mean |p − q| / pair norm over outputs where both are finite, units of 2^-24; a non-finite
   // value on one side only counts as 2^24 units (a whole pair norm).
   double distance(const std::vector<double>& p, const std::vector<double>& q) const {
+    return distance(p, q, scope{scope::all, 0});
+  }
+  double distance(const std::vector<double>& p, const std::vector<double>& q, scope where) const {
     double sum = 0;
     std::size_t n = 0;
     for (std::size_t i = 0; i < p.size(); ++i) {
+      const std::size_t vector = i / static_cast<std::size_t>(rotary_);
+      if ((where.kind == scope::failing && !c_.sampled.vectors[vector].failing) ||
+          (where.kind == scope::one && vector != where.vector))
+        continue;
       const double norm = norm_[pair_slot(i)];
       if (!(norm > 0)) continue;
       ++n;
@@ -101,13 +117,9 @@ class recomputation {
   std::vector<double> norm_;  // per (vector, pair)
 };
 
-std::string choice_name(const recipe_stage& stage, const recipe& r) {
-  for (const auto& choice : stage.choices) {
-    recipe probe = r;
-    choice.set(probe);
-    if (stage.same(probe, r)) return choice.name;
-  }
-  return "?";
+// The catalog's name of the choice `r` makes at stage `name` (recipes/recipe_catalog.h).
+std::string catalog_choice(std::string_view name, const recipe& r) {
+  return std::string(recipes::choice_name(*recipes::find_stage(name), r));
 }
 
 }  // namespace
@@ -128,10 +140,10 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
     recipe candidate_best = best;
     std::vector<double> candidate_outputs;
     double candidate_distance = best_distance;
-    for (const recipe_stage& stage : recipe_stages())
-      for (const recipe_choice& choice : stage.choices) {
+    for (const search_stage& stage : search_stages())
+      for (const search_move& move : stage.moves) {
         recipe candidate = best;
-        choice.set(candidate);
+        move.set(candidate);
         if (candidate == best) continue;
         std::vector<double> outputs = re.outputs(candidate);
         const double d = re.distance(y, outputs);
@@ -147,59 +159,81 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
     best_outputs = std::move(candidate_outputs);
   }
 
+  result.found = best;
   reports::recipe_fit& fit = result.recipe;
   fit.fitted = true;
-  fit.positions = best.positions == dtype::float64 ? "exact" : std::string(to_string(best.positions));
-  fit.inverse_frequencies = frequencies_name(best);
-  fit.angle = angle_name(best);
-  fit.trig = std::string(to_string(best.trig));
-  fit.trig_cache = std::string(to_string(best.cache));
-  fit.arithmetic = arithmetic_name(best);
+  fit.positions = catalog_choice("positions", best);
+  fit.inverse_frequencies = catalog_choice("inverse_frequencies", best);
+  fit.angle = catalog_choice("angle", best);
+  fit.trig = catalog_choice("trig", best);
+  fit.trig_cache = catalog_choice("trig_cache", best);
+  fit.cache_rounding = catalog_choice("cache_rounding", best);
+  fit.attention_factor = catalog_choice("attention_factor", best);
+  fit.arithmetic = catalog_choice("arithmetic", best);
+  fit.output_store = catalog_choice("output_store", best);
   fit.output = std::string(to_string(best.output));
+  fit.as_contract = bounds::recipe_spelling(best);
   fit.bit_exact = recomputation::bit_exact(y, best_outputs);
   fit.residual_units = best_distance;
 
   // Attribution: each differing stage's move when made correct alone; the correct kernel's
-  // distance from exact (output_rounding); the residual (unexplained).
+  // distance from exact (output_rounding); the residual (unexplained). Measured where the audit
+  // fails — over the sampled vectors that hold an output beyond tolerance — when it does, so
+  // that the main cause is the one of the failing outputs, not of the average one.
+  const std::size_t failing = c.sampled.failing();
+  const scope where{failing > 0 ? scope::failing : scope::all, 0};
+  const std::string over = failing > 0 ? fmt::format("the {} sampled vectors that hold an output beyond tolerance",
+                                                     failing)
+                                       : std::string("the sampled outputs");
   const std::vector<double> correct_outputs = re.outputs(correct);
-  const double inherent = re.distance(correct_outputs, exact);
-  const double total_error = re.distance(y, exact);
+  const double inherent = re.distance(correct_outputs, exact, where);
+  const double total_error = re.distance(y, exact, where);
+  const std::optional<std::size_t> worst = c.sampled.worst;
   struct part {
-    const recipe_stage* stage;
+    const search_stage* stage;
     double units;
     std::string evidence;
   };
   std::vector<part> parts;
-  for (const recipe_stage& stage : recipe_stages()) {
+  for (const search_stage& stage : search_stages()) {
     if (stage.same(best, correct)) continue;
     recipe fixed = best;
     stage.copy(fixed, correct);
-    const double moved = re.distance(best_outputs, re.outputs(fixed));
+    const std::vector<double> fixed_outputs = re.outputs(fixed);
+    const double moved = re.distance(best_outputs, fixed_outputs, where);
+    std::string at_worst;
+    if (worst) {
+      const sampled_vector& v = c.sampled.vectors[*worst];
+      at_worst = fmt::format("; at the vector holding the worst output (m = {}, head {}) by {:.3g} units", v.position,
+                             v.head, re.distance(best_outputs, fixed_outputs, {scope::one, *worst}));
+    }
     parts.push_back({&stage, moved,
-                     fmt::format("recomputing Y with {} {} instead of {} moves the sampled outputs by {:.3g} units "
-                                 "on average; the recipe found matches {:.1f}% of them bit for bit (a correct "
+                     fmt::format("recomputing Y with {} {} instead of {} moves {} by {:.3g} units on average{}; the "
+                                 "recipe found matches {:.1f}% of the sampled outputs bit for bit (a correct "
                                  "kernel's recipe: {:.1f}%)",
-                                 stage.stage, choice_name(stage, best), choice_name(stage, correct), moved,
-                                 100 * fit.bit_exact, 100 * recomputation::bit_exact(y, correct_outputs))});
+                                 stage.stage, stage.choice_name(best), stage.choice_name(correct), over, moved,
+                                 at_worst, 100 * fit.bit_exact, 100 * recomputation::bit_exact(y, correct_outputs))});
   }
-  double sum = inherent + best_distance;
+  const double residual = re.distance(y, best_outputs, where);
+  double sum = inherent + residual;
   for (const part& p : parts) sum += p.units;
   const auto share = [&](double units) { return sum > 0 ? units / sum : 0.0; };
   for (const part& p : parts) {
-    result.attribution.push_back({p.stage->stage, share(p.units), p.units});
+    result.attribution.push_back({std::string(p.stage->stage), share(p.units), p.units});
     // A stage is a cause only when it moves the outputs by a visible amount: ≥ 5% of the error
     // and ≥ 0.05 units on average. float32 arithmetic without FMA is within a correct kernel's
     // contract (bounds/error_bounds.h, unfused_output_coefficient): a recipe, not a cause.
     const bool cause = share(p.units) >= 0.05 && p.units >= 0.05 &&
-                       !(std::string(p.stage->stage) == "arithmetic" && best.arithmetic == dtype::float32);
+                       !(p.stage->stage == "arithmetic" && best.arithmetic == dtype::float32);
     if (cause)
-      result.findings.push_back({p.stage->code, fmt::format("{} explains {:.0f}% of the error ({:.3g} of {:.3g} "
-                                                            "units on average over the sampled outputs)",
-                                                            p.stage->what, 100 * share(p.units), p.units, total_error),
+      result.findings.push_back({std::string(p.stage->code), fmt::format("{} explains {:.0f}% of the error ({:.3g} of {:.3g} "
+                                                            "units on average over {})",
+                                                            p.stage->what, 100 * share(p.units), p.units, total_error,
+                                                            over),
                                  share(p.units), p.evidence});
   }
   result.attribution.push_back({"output_rounding", share(inherent), inherent});
-  result.attribution.push_back({"unexplained", share(best_distance), best_distance});
+  result.attribution.push_back({"unexplained", share(residual), residual});
   const std::string scaled =
       c.in.output_scale == 1.0f ? "" : fmt::format(" stored as round(y / {})", c.in.output_scale);
   if (inherent > 0)
@@ -211,7 +245,7 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
          share(inherent),
          fmt::format("recomputing Y as a correct kernel would (θ_j, angle and cos/sin in double, cos/sin kept in "
                      "{}, {} arithmetic{}, one rounding to {})",
-                     to_string(correct.cache), arithmetic_name(correct),
+                     to_string(correct.cache), catalog_choice("arithmetic", correct),
                      c.in.output_scale == 1.0f ? "" : ", divided by the output scale in float32",
                      to_string(correct.output))});
   return result;

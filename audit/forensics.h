@@ -1,15 +1,18 @@
 // forensics: which recipe (audit/recipe.h) produced Y, and how much of the error each stage
-// explains. The recipe is found by recomputation on the sample, never by fitting a slope: start
-// from a correct kernel's recipe and, stage by stage (audit/recipe_catalog.h), take the choice
-// that brings the recomputed outputs closest to Y, until no choice helps. The attribution then
-// asks, for each stage where the recipe differs from a correct kernel's, how far the outputs
-// move when that stage alone is made correct; the correct kernel's own distance from the exact
-// rotation is the output_rounding share, and what the recipe does not reproduce is unexplained.
+// explains. The recipe is found by recomputation on the sample, never by fitting a slope:
+// start from a correct kernel's recipe and, stage by stage (audit/recipe_search.h, over the
+// catalog recipes/recipe_catalog.h), take the choice that brings the recomputed outputs closest
+// to Y, until no choice helps. The attribution then asks, for each stage where the recipe
+// differs from a correct kernel's, how far the outputs move when that stage alone is made
+// correct; the correct kernel's own distance from the exact rotation is the output_rounding
+// share, and what the recipe does not reproduce is unexplained.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "audit/diagnosis_context.h"
+#include "recipes/recipe.h"
 #include "reference/double_tier.h"
 #include "reports/audit_report.h"
 
@@ -17,8 +20,9 @@ namespace ropecheck::audit {
 
 struct forensics_result {
   reports::recipe_fit recipe;
+  std::optional<recipes::recipe> found;  // the recipe the fit names, when a vector was sampled
   std::vector<reports::attribution_entry> attribution;
-  // One finding per stage the recomputation supports (code from recipe_catalog.h), plus
+  // One finding per stage the recomputation supports (code from recipe_search.h), plus
   // output_rounding; each with its share and evidence, not yet ordered.
   std::vector<reports::finding> findings;
 };

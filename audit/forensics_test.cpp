@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "io/tensor.h"
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
+#include "spec/spec_reader.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -31,12 +34,15 @@ using test_positions::decode_block;
 using test_positions::spread;
 std::vector<std::int64_t> dense(std::int64_t n) { return test_positions::dense(0, n); }
 
-// X standard normal, representable in `x_type`; Y = `recipe` on every pair, half-split.
+// X standard normal, representable in `x_type`; Y = `recipe` on every pair, in `pair`'s pairing;
+// the spec says `spec_pair` when given (a pairing mix-up), else `pair`.
 reports::audit_report audit_of(const pair_recipe& recipe, const std::vector<std::int64_t>& positions,
                                dtype x_type, dtype out, int head_dim = 64, int rotary_dim = 64,
-                               pairing pair = pairing::half_split) {
+                               pairing pair = pairing::half_split, double attention_factor = 1,
+                               std::optional<pairing> spec_pair = std::nullopt) {
   audit_input in;
-  in.spec = rope_spec{head_dim, rotary_dim, base, pair, "test"};
+  in.spec = rope_spec{head_dim, rotary_dim, base, spec_pair.value_or(pair), "test"};
+  if (attention_factor != 1) in.spec.attention_factor = attention_factor;
   const auto rows = static_cast<std::int64_t>(positions.size());
   std::vector<double> x(static_cast<std::size_t>(rows * heads * head_dim)), y(x.size());
   std::mt19937_64 rng(15);
@@ -178,6 +184,39 @@ const pair_recipe hugging_face_float16 = [](std::int64_t m, int j, long double, 
   return std::pair<double, double>{h(h(xa * c) + h(-xb * s)), h(h(xb * c) + h(xa * s))};
 };
 
+// `v` rounded toward zero to float16 (10 stored bits; spacing 2^-24 below 2^-14), written from
+// the format's definition rather than numeric/'s codec.
+double toward_zero_float16(double v) {
+  if (v == 0) return v;
+  const double spacing = std::fabs(v) < 0x1p-14 ? 0x1p-24 : std::ldexp(1.0, std::ilogb(v) - 10);
+  return std::trunc(v / spacing) * spacing;
+}
+
+// A correct float32 rotation stored by dropping the low bits (a truncating float16 store).
+const pair_recipe truncating_float16_store = [](std::int64_t m, int, long double theta, double xa, double xb) {
+  const long double phi = m * theta;
+  const auto [ya, yb] = fused(xa, xb, static_cast<double>(std::cos(phi)), static_cast<double>(std::sin(phi)));
+  return std::pair{toward_zero_float16(ya), toward_zero_float16(yb)};
+};
+
+// cos/sin cached in float16 without A, × A in float32 when read (the attention factor after
+// the cache), or with A folded in before the cache (MLAS with onnxruntime-genai's cache).
+pair_recipe float16_cache_with_factor(double attention_factor, bool after) {
+  return [attention_factor, after](std::int64_t m, int, long double theta, double xa, double xb) {
+    const long double phi = m * theta;
+    const float a = static_cast<float>(attention_factor);
+    double c = static_cast<double>(std::cos(phi)), s = static_cast<double>(std::sin(phi));
+    if (after) {
+      c = static_cast<float>(round_to_storage(dtype::float16, c)) * a;
+      s = static_cast<float>(round_to_storage(dtype::float16, s)) * a;
+    } else {
+      c = round_to_storage(dtype::float16, c * attention_factor);
+      s = round_to_storage(dtype::float16, s * attention_factor);
+    }
+    return fused(xa, xb, c, s);
+  };
+}
+
 std::string attribution_text(const reports::audit_report& r) {
   std::string s = "recipe: positions " + r.recipe.positions + ", " + r.recipe.inverse_frequencies + ", angle " +
                   r.recipe.angle + ", trig " + r.recipe.trig + " → " + r.recipe.trig_cache + ", " + r.recipe.arithmetic +
@@ -313,6 +352,123 @@ TEST(Forensics, Native16BitArithmeticIsNamedWithItsCache) {
     for (const auto& a : r.attribution) total += a.share;
     EXPECT_NEAR(total, 1.0, 1e-9);
   }
+}
+
+// The stages a recipe's contract is spelled in are the ones the audit names: a truncating
+// store, and where the attention factor meets a 16-bit cache.
+TEST(Forensics, ATruncatingStoreIsNamed) {
+  const auto r = audit_of(truncating_float16_store, spread(), dtype::float16, dtype::float16);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  EXPECT_EQ(r.diagnosis.front().code, "output_store") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.output_store, "truncation") << attribution_text(r);
+  EXPECT_GT(r.recipe.bit_exact, 0.99) << attribution_text(r);
+}
+
+TEST(Forensics, TheAttentionFactorIsPlacedBeforeOrAfterA16BitCache) {
+  for (const bool after : {false, true}) {
+    const auto r = audit_of(float16_cache_with_factor(1.2, after), dense(300), dtype::float32, dtype::float32, 64,
+                            64, pairing::half_split, 1.2);
+    ASSERT_FALSE(r.passed) << after;
+    ASSERT_FALSE(r.diagnosis.empty());
+    EXPECT_EQ(r.diagnosis.front().code, "low_precision_trig_cache") << codes(r);
+    EXPECT_EQ(r.recipe.trig_cache, "float16") << attribution_text(r);
+    EXPECT_EQ(r.recipe.attention_factor, after ? "after_cache" : "in_cache") << attribution_text(r);
+    EXPECT_GT(r.recipe.bit_exact, 0.9) << attribution_text(r);
+  }
+}
+
+// The rows that fail are few and none of the evenly spread sample: float16 positions (exact
+// below 2048) in a dump of many short sequences and one long one. The sample holds the failing
+// vectors wherever they lie, so the recipe and the causes are those of the failing outputs.
+TEST(Forensics, FewFailingRowsOutsideTheSpreadAreStillExplained) {
+  std::vector<std::int64_t> positions;
+  for (int sequence = 0; sequence < 40; ++sequence)
+    for (std::int64_t m = 0; m < 2048; m += 16) positions.push_back(m);
+  for (std::int64_t m = 2049; m < 8192; m += 997) positions.push_back(m);  // 7 rows, odd positions
+  const auto r = audit_of(float16_positions, positions, dtype::float32, dtype::float32);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  EXPECT_EQ(r.diagnosis.front().code, "position_precision") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.positions, "float16") << attribution_text(r);
+  EXPECT_NE(r.diagnosis.front().evidence.find("at the vector holding the worst output"), std::string::npos)
+      << r.diagnosis.front().evidence;
+}
+
+// A bug on top of a low-precision recipe: the float32 angle of most real kernels, at positions
+// off by one, to 10^5 (past which the float32 angle's own error hides a correct kernel's
+// tolerance). The audit names the offset first and the float32 angle after it.
+TEST(Forensics, AnOffByOneOnFloat32AnglesIsNamedFirst) {
+  const pair_recipe off_by_one = [](std::int64_t m, int j, long double theta, double xa, double xb) {
+    return float32_angle(m + 1, j, theta, xa, xb);
+  };
+  std::vector<std::int64_t> positions;
+  for (std::int64_t m = 0; m < 100000; m += 397) positions.push_back(m);
+  const auto r = audit_of(off_by_one, positions, dtype::float32, dtype::float32);
+  ASSERT_FALSE(r.passed);
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r);
+  EXPECT_EQ(r.diagnosis[0].code, "position_offset") << codes(r) << attribution_text(r);
+  EXPECT_NE(r.diagnosis[0].message.find("shifted by +1"), std::string::npos) << r.diagnosis[0].message;
+  EXPECT_EQ(r.diagnosis[1].code, "angle_precision") << codes(r);
+}
+
+// A pairing mix-up in a kernel with a float16 cos/sin cache (GPT-J's interleaved pairs where
+// the config says NeoX's halves): named wrong_pairing first, not a low-precision cache.
+TEST(Forensics, APairingMixUpOnAFloat16CacheIsNamedFirst) {
+  const auto r = audit_of(cache_in(dtype::float16), spread(), dtype::float32, dtype::float32, 64, 64,
+                          pairing::adjacent, 1, pairing::half_split);
+  ASSERT_FALSE(r.passed);
+  ASSERT_GE(r.diagnosis.size(), 2u) << codes(r);
+  EXPECT_EQ(r.diagnosis[0].code, "wrong_pairing") << codes(r) << attribution_text(r);
+  EXPECT_NE(r.diagnosis[0].evidence.find("trig_cache=float16"), std::string::npos) << r.diagnosis[0].evidence << codes(r);
+}
+
+// Position streams get the same forensics: M-RoPE (Qwen2-VL's sections 16/24/24, contiguous)
+// with float32 angles, image tokens at positions past 10^5: the recipe found is the float32
+// angle and it is the main cause. Y from an independent simulation: each pair at its section's
+// stream position.
+TEST(Forensics, MRopeWithFloat32AnglesIsNamedByItsRecipe) {
+  audit_input in;
+  in.spec = parse_spec(nlohmann::json::parse(
+                           R"({"head_dim": 128, "rope_theta": 1000000.0,
+                               "rope_scaling": {"rope_type": "default", "mrope_section": [16, 24, 24]}})"),
+                       "qwen2_vl.json");
+  std::vector<std::vector<std::int64_t>> streams(3);
+  for (std::int64_t r = 0; r < 12; ++r)
+    for (std::int64_t c = 0; c < 16; ++c) {
+      const std::int64_t t = 100000 + 977 * r;
+      streams[0].push_back(t), streams[1].push_back(t + r), streams[2].push_back(t + 3 * c);
+    }
+  const auto rows = static_cast<std::int64_t>(streams[0].size());
+  for (const auto& s : streams) in.stream_positions.insert(in.stream_positions.end(), s.begin(), s.end());
+  in.positions = streams[0];
+  constexpr int head_dim = 128;
+  std::vector<double> x(static_cast<std::size_t>(rows * heads * head_dim)), y(x.size());
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> normal;
+  for (double& v : x) v = static_cast<float>(normal(rng));
+  for (std::int64_t row = 0; row < rows; ++row)
+    for (int h = 0; h < heads; ++h)
+      for (int j = 0; j < head_dim / 2; ++j) {
+        const int stream = j < 16 ? 0 : j < 40 ? 1 : 2;
+        const long double theta = std::pow(1000000.0L, -2.0L * j / head_dim);
+        const std::size_t o = static_cast<std::size_t>((row * heads + h) * head_dim);
+        const auto [ya, yb] = float32_angle(streams[static_cast<std::size_t>(stream)][static_cast<std::size_t>(row)], j,
+                                            theta, x[o + j], x[o + j + head_dim / 2]);
+        y[o + j] = static_cast<float>(ya);
+        y[o + j + head_dim / 2] = static_cast<float>(yb);
+      }
+  in.x = from_float64(x, {rows, heads, head_dim}, dtype::float32);
+  in.y = from_float64(y, {rows, heads, head_dim}, dtype::float32);
+  in.tokens_per_sequence = rows;
+  in.heads = heads;
+  in.judged = dtype::float32;
+  const auto r = run_audit(in);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  EXPECT_EQ(r.diagnosis.front().code, "angle_precision") << codes(r) << attribution_text(r);
+  EXPECT_EQ(r.recipe.angle, "float32") << attribution_text(r);
+  EXPECT_GT(r.recipe.bit_exact, 0.9) << attribution_text(r);
 }
 
 }  // namespace

@@ -526,10 +526,7 @@ nlohmann::json identification_json(const identification& id) {
             {"pairs_on_one_stream_only", id.stream_distinct_pairs}}},
           {"attention_factor", {{"value", id.attention_factor}, {"spread", id.attention_spread}}},
           {"offset", {{"value", id.offset}, {"confidence", id.offset_confidence}}},
-          {"recipe",
-           {{"positions", rf.positions}, {"inverse_frequencies", rf.inverse_frequencies}, {"angle", rf.angle},
-            {"trig", rf.trig}, {"trig_cache", rf.trig_cache}, {"arithmetic", rf.arithmetic}, {"output", rf.output},
-            {"bit_exact", rf.bit_exact}, {"residual_units", rf.residual_units}}},
+          {"recipe", reports::to_json(rf)},
           {"audit_passes", id.audit_passed},
           {"spec", spec_json(id)}};
 }
@@ -552,9 +549,7 @@ std::string identification_text(const identification& id) {
   s += fmt::format("  attention factor         {:.9g} (spread {:.2e})\n", id.attention_factor, id.attention_spread);
   s += fmt::format("  position offset          {:+d} (confidence {:.3f})\n", id.offset, id.offset_confidence);
   const reports::recipe_fit& rf = id.recipe;
-  s += fmt::format("  recipe                   positions {}, inverse frequencies {}, angle {}, cos/sin {} → {}, "
-                   "arithmetic {}, output {} ({:.1f}% bit for bit)\n",
-                   rf.positions, rf.inverse_frequencies, rf.angle, rf.trig, rf.trig_cache, rf.arithmetic, rf.output,
+  s += fmt::format("  recipe                   {} ({:.1f}% bit for bit)\n", reports::recipe_text(rf),
                    100 * rf.bit_exact);
   s += fmt::format("  audit against this spec  {}\n", id.audit_passed ? "pass" : "fail");
   return s;

@@ -101,14 +101,19 @@ class judging_loop {
                                       : round_to_storage(in_.judged, static_cast<float>(x[c]) / in_.output_scale);
           if (!same_value(y[c], expected)) ++r.passthrough_modified;
         }
-        (this->*judge)(rs, h, x, y, ref, r);
+        const vector_outcome outcome = (this->*judge)(rs, h, x, y, ref, r);
         if (sampled_row && sampled.wants_head(h)) [[unlikely]]
-          sampled.take(row, m, x, y, ref);
+          sampled.take(row, m, h, outcome.beyond > 0, x, y, ref);
+        if (outcome.beyond > 0) [[unlikely]]
+          sampled.offer_failing(row, m, h, x, y, ref);
+        if (outcome.new_worst) [[unlikely]]
+          sampled.offer_worst(row, m, h, outcome.beyond > 0, x, y, ref);
       }
       if (sampled_row) sampled.row_done(row, m);
       profile_.fold_row(m, rs.max_rel, rs.vectors);
     }
     if (progress) progress(rows_, rows_);
+    sampled.finish();
     r.max_rel_pair_error = r.max_rel_pair_error_units * unit;
     r.max_rel_pair_error_dtype_units = r.max_rel_pair_error / std::ldexp(1.0, -precision_bits(in_.judged));
     // What the verdict used: the user's units, or the widest derived coefficient of any row
@@ -137,15 +142,21 @@ class judging_loop {
     std::vector<double> max_rel;       // per frequency: max |y − y_exact| / ‖pair‖ over the row
     std::int64_t vectors = 0;          // head vectors judged (x finite) in the row
   };
-  using judge_function = void (judging_loop::*)(row_state&, std::int64_t, std::span<const double>,
-                                                std::span<const double>, std::span<const double>,
-                                                reports::audit_report&);
+  // What judging one head vector found: its outputs beyond tolerance, and whether it now holds
+  // the worst output (the diagnosis sample keeps such vectors).
+  struct vector_outcome {
+    std::int64_t beyond = 0;
+    bool new_worst = false;
+  };
+  using judge_function = vector_outcome (judging_loop::*)(row_state&, std::int64_t, std::span<const double>,
+                                                          std::span<const double>, std::span<const double>,
+                                                          reports::audit_report&);
 
   // The rotated outputs of one head vector against the tier's `ref` (judge_pairs), then the
   // rare "worst output" update, a second, ordered pass over the vector.
   template <pairing pair, bool x_is_float64, bool judged_float32>
-  void judge_vector(row_state& rs, std::int64_t h, std::span<const double> x, std::span<const double> y,
-                    std::span<const double> ref, reports::audit_report& r) {
+  vector_outcome judge_vector(row_state& rs, std::int64_t h, std::span<const double> x, std::span<const double> y,
+                              std::span<const double> ref, reports::audit_report& r) {
     const double sigma = in_.output_scale;
     const bool scaled = sigma != 1;
     const pair_constants k{rotary_ / 2, in_.judged, rule_.floor(), attention_, r.max_rel_pair_error_units * unit,
@@ -163,8 +174,13 @@ class judging_loop {
     r.outputs_beyond_tolerance += n.beyond;
     vacuous_ += n.vacuous;
     r.ulp_outputs += n.ulp_outputs;
-    if (n.above_worst || first_of_audit) [[unlikely]]
+    vector_outcome outcome{n.beyond, false};
+    if (n.above_worst || first_of_audit) [[unlikely]] {
+      const double before = r.max_rel_pair_error_units;
       update_worst<pair, x_is_float64>(rs, h, x, y, ref, first_of_audit, r);
+      outcome.new_worst = first_of_audit || r.max_rel_pair_error_units > before;
+    }
+    return outcome;
   }
 
   // Output by output, as the report defines "worst": the first output of the audit, then

@@ -5,6 +5,7 @@
 #include "audit/recipe.h"
 
 #include <cmath>
+#include <vector>
 
 #include "numeric/storage_element.h"
 #include "spec/pair_index.h"
@@ -15,31 +16,18 @@ namespace {
 // `v` rounded once to `t`; float64 keeps it.
 double round_to(dtype t, double v) { return t == dtype::float64 ? v : round_to_storage(t, v); }
 
-}  // namespace
-
-recipe correct_kernel_recipe(dtype output) {
-  recipe r;
-  r.output = output;
-  if (output == dtype::float64) {
-    r.cache = dtype::float64;
-    r.arithmetic = dtype::float64;
+// The output's one rounding, as the recipe's store makes it.
+double store(const recipe& r, double v) {
+  if (r.output == dtype::float64) return v;
+  switch (r.store) {
+    case recipes::output_store::truncation: return truncate_to_storage(r.output, v);
+    case recipes::output_store::flush_subnormals: return flush_subnormal(r.output, round_to_storage(r.output, v));
+    case recipes::output_store::nearest_even: break;
   }
-  return r;
+  return round_to_storage(r.output, v);
 }
 
-std::string frequencies_name(const recipe& r) {
-  return std::string(r.method == frequency_method::pow ? "pow " : "repeated_product ") +
-         std::string(to_string(r.frequencies));
-}
-
-std::string angle_name(const recipe& r) {
-  return r.angle_by_repeated_product ? "float32_repeated_product" : std::string(to_string(r.angle));
-}
-
-std::string arithmetic_name(const recipe& r) {
-  if (r.arithmetic == dtype::float32) return r.fma ? "float32_fma" : "float32";
-  return std::string(to_string(r.arithmetic));
-}
+}  // namespace
 
 recipe_simulator::recipe_simulator(const rope_spec& spec, const reference::double_tier& tier, float output_scale)
     : spec_(spec), tier_(tier), output_scale_(output_scale), exact_theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()) {
@@ -87,21 +75,41 @@ void recipe_simulator::prepare(const recipe& r) {
 
 void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std::int64_t m,
                                 std::span<double> y) const {
+  simulate(r, x, std::span<const std::int64_t>(&m, 1), y);
+}
+
+void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std::span<const std::int64_t> positions,
+                                std::span<double> y) const {
   const int d = spec_.rotary_dim;
   const double a = tier_.attention_factor();
   const bool exact_trig = !r.angle_by_repeated_product && r.positions == dtype::float64 && r.frequencies == dtype::float64 &&
                           r.method == frequency_method::pow && r.angle == dtype::float64 && r.trig == dtype::float64;
-  const double p = round_to(r.positions, static_cast<double>(m));
-  // ggml's angle: the position times base^(−2/d) once per pair, each product rounded to float32.
+  // ggml's angle: the position times base^(−2/d) once per pair, each product rounded to float32;
+  // with position streams one running product per stream (ggml's M-RoPE keeps θ_t, θ_h, θ_w).
   const float step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d));
-  float running = static_cast<float>(p);
-  for (int j = 0; j < d / 2; ++j, running *= step) {
+  std::vector<double> rounded(positions.size());
+  std::vector<float> running(positions.size());
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    rounded[k] = round_to(r.positions, static_cast<double>(positions[k]));
+    running[k] = static_cast<float>(rounded[k]);
+  }
+  const bool scaled = type_of(spec_.scaling) != scaling_type::none;
+  for (int j = 0; j < d / 2; ++j) {
+    const auto stream = positions.size() == 1 ? std::size_t{0} : static_cast<std::size_t>(tier_.pair_stream(j));
+    const std::int64_t m = positions[stream];
+    const double p = rounded[stream];
+    const float product = running[stream];
+    for (float& v : running) v *= step;
     double c = 0, s = 0;
     if (exact_trig) {
       c = tier_.cos_at(m, j);
       s = tier_.sin_at(m, j);
     } else {
-      const double phi = r.angle_by_repeated_product ? running
+      // ggml scales the repeated product's θ_j as the spec's scaling does (freq_scale, YaRN's
+      // ramp): the product times θ'_j/θ_j, in float32.
+      const float scaled_running =
+          scaled ? product * static_cast<float>(scaling_ratio_[static_cast<std::size_t>(j)]) : product;
+      const double phi = r.angle_by_repeated_product ? scaled_running
                          : r.angle == dtype::float64
                              ? p * theta_[j]
                              : static_cast<double>(static_cast<float>(p) * static_cast<float>(theta_[j]));
@@ -117,8 +125,25 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
         s = std::sin(pf) * af;
       }
     }
-    c = round_to(r.cache, c);
-    s = round_to(r.cache, s);
+    // A after the cache: cos/sin are cached without it, then × A in the rotation's arithmetic.
+    const bool after = r.factor == recipes::factor_placement::after_cache && a != 1;
+    if (after) c /= a, s /= a;
+    const auto cached = [&](double v) {
+      return r.cache_round == recipes::cache_rounding::truncation && r.cache != dtype::float64
+                 ? truncate_to_storage(r.cache, v)
+                 : round_to(r.cache, v);
+    };
+    c = cached(c);
+    s = cached(s);
+    if (after) {
+      const auto times_a = [&](double v) {
+        if (r.arithmetic == dtype::float64) return v * a;
+        const double p = static_cast<float>(v) * static_cast<float>(a);
+        return r.arithmetic == dtype::float32 ? p : round_to(r.arithmetic, p);
+      };
+      c = times_a(c);
+      s = times_a(s);
+    }
     const auto [ia, ib] = pair_of(spec_.pair, d, j);
     const double xa = x[ia], xb = x[ib];
     double ya = 0, yb = 0;
@@ -155,8 +180,8 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
       ya = divided(ya);
       yb = divided(yb);
     }
-    y[ia] = round_to(r.output, ya);
-    y[ib] = round_to(r.output, yb);
+    y[ia] = store(r, ya);
+    y[ib] = store(r, yb);
   }
 }
 

@@ -1,9 +1,7 @@
-// recipe: a RoPE implementation modelled as a pipeline of roundings: the position's
-// type, how the inverse frequencies are made and kept, the angle m·θ_j's precision, where cos/sin
-// are computed and what they are kept in, the arithmetic of the rotation, and one final rounding
-// to the output type (after the division by the call's fp8 output scale σ, if any). simulate() recomputes one head vector's output under a recipe, from the
-// double tier's correctly rounded cos/sin where the recipe is exact there and from libm
-// otherwise, so the audit can find the recipe that reproduces Y (audit/forensics.cpp).
+// recipe: the audit's simulation of a recipe (recipes/recipe.h, the catalog's stages):
+// simulate() recomputes one head vector's output under a recipe, from the double tier's
+// correctly rounded cos/sin where the recipe is exact there and from libm otherwise, so the
+// audit can find the recipe that reproduces Y (audit/forensics.cpp).
 #pragma once
 
 #include <cstdint>
@@ -12,37 +10,15 @@
 #include <vector>
 
 #include "numeric/dtype.h"
+#include "recipes/recipe.h"
 #include "reference/double_tier.h"
 #include "spec/rope_spec.h"
 
 namespace ropecheck::audit {
 
-enum class frequency_method { pow, repeated_product };
-
-struct recipe {
-  dtype positions = dtype::float64;          // float64: the integer position, exactly
-  frequency_method method = frequency_method::pow;
-  dtype frequencies = dtype::float64;        // the type θ_j is computed and kept in
-  dtype angle = dtype::float64;              // m·θ_j rounded to float64 or float32
-  bool angle_by_repeated_product = false;    // ggml: φ_0 = m, φ_j = φ_{j−1}·base^(−2/d) in float32
-  dtype trig = dtype::float64;               // cos/sin evaluated in float64 or float32
-  dtype cache = dtype::float32;              // cos/sin kept in float64, float32, float16, bfloat16
-  dtype arithmetic = dtype::float32;         // the rotation's products and sums
-  bool fma = true;                           // float32 arithmetic: one rounded product, one FMA
-  dtype output = dtype::float32;             // the one final rounding
-
-  bool operator==(const recipe&) const = default;
-};
-
-// What a correct kernel with this output type does (fast/rotation.h): exact positions, θ_j and
-// the angle in double, cos/sin correctly rounded then kept in float32, the rotation in float32
-// with one rounded product and one FMA, one rounding to the output. For float64 outputs,
-// everything in double.
-recipe correct_kernel_recipe(dtype output);
-
-std::string frequencies_name(const recipe& r);  // "pow float64", "repeated_product float32"
-std::string arithmetic_name(const recipe& r);   // "float32_fma", "float32", "bfloat16", …
-std::string angle_name(const recipe& r);        // "float64", "float32", "float32_repeated_product"
+using recipes::recipe;
+using recipes::correct_kernel_recipe;
+using recipes::frequency_method;
 
 // The pieces of the audit's spec and sample a simulation needs.
 class recipe_simulator {
@@ -57,6 +33,10 @@ class recipe_simulator {
   // position `m` under `r`. θ_j per recipe are cached by prepare().
   void prepare(const recipe& r);
   void simulate(const recipe& r, std::span<const double> x, std::int64_t m, std::span<double> y) const;
+  // With position streams (M-RoPE, 2-D vision): the token's position in each stream of the
+  // spec's layout; pair j turns by its stream's (tier.pair_stream(j)).
+  void simulate(const recipe& r, std::span<const double> x, std::span<const std::int64_t> positions,
+                std::span<double> y) const;
 
  private:
   const rope_spec& spec_;

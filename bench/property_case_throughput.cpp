@@ -5,7 +5,7 @@
 // 300), every catalog property but call_size_invariant (below). CPU time: the properties run
 // on one thread. scripts/property-case-figures.py runs this binary and the same benchmark
 // built from the tree at 17dc5fd (its per-case oracle path), alternately in one run,
-// and turns both into the README table.
+// and turns both into the table in docs/performance.md.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>

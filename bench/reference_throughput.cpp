@@ -2,8 +2,8 @@
 // tensor shape (≥ 20 000 vectors/s for a 32-head tensor on 2 cores), each form as
 // `ropecheck reference` runs it (reference::rope_tensor: per-position work shared by the heads,
 // rows over all cores) beside the one-vector-at-a-time call it replaced, in the same run.
-// Real time, since the tensor path uses every core. Regenerate the README figures with
-// scripts/reference-figures.sh.
+// Real time, since the tensor path uses every core. Regenerate the figures in docs/performance.md
+// with scripts/reference-figures.py.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

@@ -14,9 +14,12 @@
 #include <random>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "bench/collecting_reporter.h"
+#include "bench/cpu_model.h"
+#include "bench/random_buffer.h"
 #include "bench/stream_copy.h"
 #include "bench/worker_pool.h"
 #include "fast/kernels.h"
@@ -30,32 +33,12 @@ namespace {
 constexpr std::int64_t heads = 32;
 constexpr std::int64_t head_dim = 128;
 
-struct aligned_free {
-  void operator()(std::byte* p) const { std::free(p); }
-};
-using aligned_bytes = std::unique_ptr<std::byte[], aligned_free>;
-
-// Random values in [-1, 1) stored in `storage` (all normal numbers or zero), so that no kernel
-// or copy meets a pattern a repeated byte would give it.
-aligned_bytes allocate(std::int64_t bytes, dtype storage) {
-  const auto size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(64, size));
-  if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, size);
-  std::mt19937_64 random(static_cast<std::uint64_t>(bytes));
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  const auto element = static_cast<std::size_t>(size_of(storage));
-  for (std::size_t i = 0; i + element <= size; i += element)
-    store_storage_element(storage, p + i, value(random));
-  return aligned_bytes(p);
-}
-
 // Buffers, positions, prepared angles and thread pools, made once and shared by all runs.
 class workspace {
  public:
   std::pair<std::byte*, std::byte*> buffers(std::int64_t bytes, dtype storage) {
     auto& b = buffers_[{bytes, storage}];
-    if (!b.first) b = {allocate(bytes, storage), allocate(bytes, storage)};
+    if (!b.first) b = {random_buffer(bytes, storage, 0), random_buffer(bytes, storage, 1)};
     return {b.first.get(), b.second.get()};
   }
   const std::int64_t* positions(std::int64_t tokens) {
@@ -95,11 +78,22 @@ std::pair<std::int64_t, std::int64_t> share(std::int64_t count, int parts, int i
   return {count * i / parts, count * (i + 1) / parts};
 }
 
-enum class copy_kind { memcpy, stream };
+// A copy of the baseline: memcpy (null) or one of fast_copies().
+using copy_choice = const copy_method*;
 
-std::string copy_name(copy_kind kind, std::int64_t bytes, int threads) {
-  return std::string(kind == copy_kind::memcpy ? "memcpy" : "stream_copy") +
-         "/bytes:" + std::to_string(bytes) + "/threads:" + std::to_string(threads);
+std::vector<copy_choice> baseline_copies() {
+  std::vector<copy_choice> copies{nullptr};
+  for (const copy_method& copy : fast_copies()) copies.push_back(&copy);
+  return copies;
+}
+
+std::int64_t tokens_of(std::int64_t bytes, dtype storage) {
+  return std::max<std::int64_t>(1, bytes / (heads * head_dim * static_cast<std::int64_t>(size_of(storage))));
+}
+
+std::string copy_name(copy_choice copy, std::int64_t bytes, int threads) {
+  const std::string size = "/bytes:" + std::to_string(bytes) + "/threads:" + std::to_string(threads);
+  return copy == nullptr ? "memcpy" + size : "stream_copy" + size + "/" + std::string(copy->name);
 }
 
 std::string kernel_name(const throughput_row& r) {
@@ -117,7 +111,7 @@ void run_on(worker_pool& pool, const std::function<void(int)>& task) {
   }
 }
 
-void copy_benchmark(benchmark::State& state, workspace& ws, copy_kind kind, std::int64_t bytes,
+void copy_benchmark(benchmark::State& state, workspace& ws, copy_choice copy, std::int64_t bytes,
                     int threads) {
   auto [in, out] = ws.buffers(bytes, dtype::float32);
   worker_pool& pool = ws.pool(threads);
@@ -126,14 +120,19 @@ void copy_benchmark(benchmark::State& state, workspace& ws, copy_kind kind, std:
     const auto [begin, end] = share(bytes / 64, threads, i);
     const std::int64_t last = i == threads - 1 ? bytes : end * 64;
     const auto length = static_cast<std::size_t>(last - begin * 64);
-    if (kind == copy_kind::memcpy)
+    if (copy == nullptr)
       std::memcpy(out + begin * 64, in + begin * 64, length);
     else
-      stream_copy(in + begin * 64, out + begin * 64, length);
+      copy->copy(in + begin * 64, out + begin * 64, length);
   };
   for (auto _ : state) {
     run_on(pool, task);
     benchmark::ClobberMemory();
+  }
+  // A baseline that did not copy would flatter every ratio: checked against the input itself.
+  if (std::memcmp(in, out, static_cast<std::size_t>(bytes)) != 0) {
+    state.SkipWithError("the copy's output differs from its input");
+    return;
   }
   state.SetBytesProcessed(state.iterations() * 2 * bytes);
 }
@@ -142,8 +141,7 @@ void kernel_benchmark(benchmark::State& state, workspace& ws, const fast::kernel
                       dtype storage, pairing pair, std::int64_t bytes, int threads,
                       float output_scale) {
   auto [in, out] = ws.buffers(bytes, storage);
-  const std::int64_t tokens =
-      std::max<std::int64_t>(1, bytes / (heads * head_dim * static_cast<std::int64_t>(size_of(storage))));
+  const std::int64_t tokens = tokens_of(bytes, storage);
   const fast::rope_angles* angles = ws.angles(kernel, tokens);
   if (angles == nullptr) {
     state.SkipWithError("could not prepare angles");
@@ -190,6 +188,17 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
   const dtype dtypes[] = {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
                           dtype::float8_e5m2};
 
+  if (options.random_interleaving) {
+    static const bool interleaving = [] {
+      char program[] = "ropecheck";
+      char flag[] = "--benchmark_enable_random_interleaving=true";
+      char* argv[] = {program, flag, nullptr};
+      int argc = 2;
+      benchmark::Initialize(&argc, argv);
+      return true;
+    }();
+    (void)interleaving;
+  }
   benchmark::ClearRegisteredBenchmarks();
   std::vector<throughput_row> rows;
   auto configure = [&](benchmark::internal::Benchmark* b) {
@@ -200,11 +209,11 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
   };
   for (std::int64_t bytes : sizes) {
     for (int threads : options.threads) {
-      for (copy_kind kind : {copy_kind::memcpy, copy_kind::stream}) {
+      for (copy_choice copy : baseline_copies()) {
         configure(benchmark::RegisterBenchmark(
-            copy_name(kind, bytes, threads).c_str(),
-            [ws, kind, bytes, threads](benchmark::State& s) {
-              copy_benchmark(s, *ws, kind, bytes, threads);
+            copy_name(copy, bytes, threads).c_str(),
+            [ws, copy, bytes, threads](benchmark::State& s) {
+              copy_benchmark(s, *ws, copy, bytes, threads);
             }));
       }
       for (const fast::kernel_info& kernel : fast::kernel_registry()) {
@@ -212,9 +221,16 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
           if (!kernel.supports(storage)) continue;
           if (options.output_scale != 1.0f && !is_float8(storage)) continue;  // fp8 only
           for (pairing pair : kernel.pairings) {
-            throughput_row row{std::string(kernel.name), std::string(to_string(storage)),
-                               std::string(to_string(pair)), threads, bytes, 0, 0, 0, 0, {},
-                               options.output_scale};
+            throughput_row row;
+            row.kernel = std::string(kernel.name);
+            row.dtype = std::string(to_string(storage));
+            row.pairing = std::string(to_string(pair));
+            row.threads = threads;
+            row.bytes = bytes;
+            row.output_scale = options.output_scale;
+            row.tokens = tokens_of(bytes, storage);
+            row.heads = heads;
+            row.head_dim = head_dim;
             const float scale = options.output_scale;
             configure(benchmark::RegisterBenchmark(
                 kernel_name(row).c_str(),
@@ -241,12 +257,17 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
     auto k = collector.bytes_per_second.find(kernel_name(row));
     if (k == collector.bytes_per_second.end()) continue;  // filtered out or failed
     row.gbps = k->second / 1e9;
-    auto gbps_of = [&](copy_kind kind) {
-      auto m = collector.bytes_per_second.find(copy_name(kind, row.bytes, row.threads));
+    auto gbps_of = [&](copy_choice copy) {
+      auto m = collector.bytes_per_second.find(copy_name(copy, row.bytes, row.threads));
       return m == collector.bytes_per_second.end() ? 0.0 : m->second / 1e9;
     };
-    row.memcpy_gbps = gbps_of(copy_kind::memcpy);
-    row.stream_copy_gbps = gbps_of(copy_kind::stream);
+    row.memcpy_gbps = gbps_of(nullptr);
+    for (const copy_method& copy : fast_copies())
+      if (const double gbps = gbps_of(&copy); gbps > row.stream_copy_gbps) {
+        row.stream_copy_gbps = gbps;
+        row.stream_copy = copy.name;
+      }
+    row.cpu = cpu_model();
     const double baseline = std::max(row.memcpy_gbps, row.stream_copy_gbps);
     row.ratio = baseline > 0 ? row.gbps / baseline : 0;
     measured.push_back(std::move(row));
@@ -267,27 +288,35 @@ nlohmann::json throughput_json(const std::vector<throughput_row>& rows) {
                    {"stream_copy_gbps", r.stream_copy_gbps},
                    {"ratio", r.ratio},
                    {"simd_target", r.simd_target},
-                   {"output_scale", r.output_scale}});
+                   {"output_scale", r.output_scale},
+                   {"source", r.source},
+                   {"tokens", r.tokens},
+                   {"heads", r.heads},
+                   {"head_dim", r.head_dim},
+                   {"stream_copy", r.stream_copy},
+                   {"cpu", r.cpu}});
   }
   return all;
 }
 
 std::string throughput_text(const std::vector<throughput_row>& rows) {
   std::string text;
-  char line[160];
-  if (!rows.empty()) text += "SIMD target: " + rows.front().simd_target + "\n";
-  if (!rows.empty() && rows.front().output_scale != 1.0f)
+  if (rows.empty()) return text;
+  text += "CPU: " + rows.front().cpu + "\n";
+  text += "SIMD target: " + rows.front().simd_target + "\n";
+  if (rows.front().output_scale != 1.0f)
     text += "fp8 output scale: " + std::to_string(rows.front().output_scale) + "\n";
-  std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7s %10s %8s %8s %8s %6s\n", "kernel", "dtype",
-                "pairing", "threads", "X bytes", "GB/s", "memcpy", "stream", "ratio");
-  text += line;
-  for (const throughput_row& r : rows) {
-    std::snprintf(line, sizeof line, "%-18s %-9s %-9s %7d %10lld %8.2f %8.2f %8.2f %6.2f\n",
-                  r.kernel.c_str(), r.dtype.c_str(), r.pairing.c_str(), r.threads,
-                  static_cast<long long>(r.bytes), r.gbps, r.memcpy_gbps, r.stream_copy_gbps,
-                  r.ratio);
-    text += line;
-  }
+  auto shown = [](const throughput_row& r) {
+    return r.source == "built-in" ? r.kernel : r.kernel + " (" + r.source + ")";
+  };
+  int width = 18;
+  for (const throughput_row& r : rows) width = std::max(width, static_cast<int>(shown(r).size()));
+  text += fmt::format("{:<{}} {:<13} {:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:<13} {:>7}\n", "kernel", width,
+                      "dtype", "pairing", "threads", "X bytes", "GB/s", "memcpy", "stream", "(copy)", "ratio");
+  for (const throughput_row& r : rows)
+    text += fmt::format("{:<{}} {:<13} {:<9} {:>7} {:>10} {:>8.2f} {:>8.2f} {:>8.2f} {:<13} {:>7.3g}\n", shown(r),
+                        width, r.dtype, r.pairing, r.threads, r.bytes, r.gbps, r.memcpy_gbps,
+                        r.stream_copy_gbps, r.stream_copy, r.ratio);
   return text;
 }
 

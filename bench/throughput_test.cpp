@@ -1,6 +1,5 @@
-// Tests of the throughput table's machinery (never of speed): the streaming copy copies every
-// byte at any length and alignment of the tail, and a row's ratio is taken against the faster of
-// the two copies measured in the same run.
+// Tests of the throughput table's machinery (never of speed): a row's ratio is taken against the
+// fastest of the copies measured in the same run (the copies themselves: copy_baseline_test).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -10,31 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/stream_copy.h"
 #include "bench/throughput.h"
 #include "fast/kernels.h"
 
 namespace ropecheck::bench {
 namespace {
-
-TEST(stream_copy, copies_every_byte_whatever_the_length) {
-  constexpr std::size_t capacity = 4096 + 64;
-  auto free_bytes = [](std::byte* p) { std::free(p); };
-  std::unique_ptr<std::byte, decltype(free_bytes)> in(
-      static_cast<std::byte*>(std::aligned_alloc(64, capacity)), free_bytes);
-  std::unique_ptr<std::byte, decltype(free_bytes)> out(
-      static_cast<std::byte*>(std::aligned_alloc(64, capacity)), free_bytes);
-  for (std::size_t i = 0; i < capacity; ++i) in.get()[i] = static_cast<std::byte>(i * 131 + 7);
-  for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64},
-                             std::size_t{255}, std::size_t{256}, std::size_t{4097}, capacity}) {
-    std::memset(out.get(), 0xEE, capacity);
-    stream_copy(in.get(), out.get(), length);
-    EXPECT_EQ(std::memcmp(in.get(), out.get(), length), 0) << "length " << length;
-    if (length < capacity) {
-      EXPECT_EQ(out.get()[length], std::byte{0xEE}) << "wrote past " << length;
-    }
-  }
-}
 
 // One quick pass: 16 KiB, 1 thread, one short repetition, no console report.
 throughput_options quick_options() {

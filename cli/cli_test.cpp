@@ -134,7 +134,7 @@ TEST_F(CliTest, BadInputExitsTwoWithOneLineAndNoOutput) {
   }
 }
 
-// Positions the spec does not allow (cli/rope_inputs.h, README "Positions"): each is exit 2
+// Positions the spec does not allow (cli/rope_inputs.h, docs/spec.md "Positions"): each is exit 2
 // from every command that takes positions, with one line naming the positions file, the
 // element and the value, and no output file.
 TEST_F(CliTest, PositionsTheSpecDoesNotAllowExitTwo) {

@@ -27,6 +27,7 @@
 #include "abi/kernel_library.h"
 #include "cli/commands.h"
 #include "cli/gate.h"
+#include "cli/contract_spelling.h"
 #include "cli/isolation_flags.h"
 #include "cli/exit_codes.h"
 #include "cli/decimal_options.h"
@@ -124,7 +125,10 @@ void touch_shard_status_file(const flagged_path& status) {
 std::string replay_command(const fast::kernel_info& kernel, const gate_options& o, bool mutant,
                            const std::string& library) {
   std::vector<std::string> words = {"ropecheck", "gate"};
-  if (!library.empty()) {
+  if (library == abi::builtin_library) {
+    words.push_back("--isolate");
+    words.push_back("always");
+  } else if (!library.empty()) {
     words.push_back("--kernel-lib");
     words.push_back(std::filesystem::absolute(library).lexically_normal().string());
   }
@@ -132,9 +136,17 @@ std::string replay_command(const fast::kernel_info& kernel, const gate_options& 
     words.push_back("--contract");
     words.push_back(o.contract);
   }
+  for (const auto& audit : o.contract_from) {
+    words.push_back("--contract-from");
+    words.push_back(std::filesystem::absolute(audit).lexically_normal().string());
+  }
   if (o.max_position > 0) {
     words.push_back("--max-position");
     words.push_back(std::to_string(o.max_position));
+  }
+  if (o.positions != "all") {  // the cases are drawn from the domain: the same domain, the same cases
+    words.push_back("--positions");
+    words.push_back(o.positions);
   }
   for (const auto& word : {std::string(mutant ? "--mutant" : "--kernel"), std::string(kernel.name),
                            std::string("--profile"), o.profile, std::string("--seed"),
@@ -149,7 +161,7 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
   const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
   const std::string replay = replay_command(kernel, o, mutant, library);
   const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay, checks);
-  reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}, std::nullopt};
+  reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}, std::nullopt, std::nullopt};
   for (const auto& r : result.properties) outcome.properties.push_back(property_outcome_of(r));
   return outcome;
 }
@@ -161,9 +173,14 @@ reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const ga
 void record_ending(reports::kernel_outcome& outcome, const abi::kernel_death& death, const std::string& running,
                    const gate_options& o, const std::string& library) {
   reports::kernel_ending ending{death.verdict, death.cause, running, death.call, death.case_json, ""};
-  ending.replay = shell_command({"ropecheck", "replay", o.json_path.empty() ? "REPORT.json" : o.json_path, "--kernel",
-                                 outcome.name, "--kernel-lib",
-                                 std::filesystem::absolute(library).lexically_normal().string(), "--isolate", "never"});
+  // A built-in's ending is replayed by gating it in process, where a debugger sees the fault.
+  ending.replay = library == abi::builtin_library
+                      ? shell_command({"ropecheck", "gate", "--isolate", "never", "--kernel", outcome.name, "--profile",
+                                       o.profile, "--seed", std::to_string(o.seed)})
+                      : shell_command({"ropecheck", "replay", o.json_path.empty() ? "REPORT.json" : o.json_path,
+                                       "--kernel", outcome.name, "--kernel-lib",
+                                       std::filesystem::absolute(library).lexically_normal().string(), "--isolate",
+                                       "never"});
   for (auto& p : outcome.properties) {
     if (p.name != running) continue;
     p.passed = false;
@@ -201,6 +218,19 @@ bool grew(double now, double before) { return now > before * ratchet_growth && n
 double now_over_before(double now, double before) {
   if (std::isinf(now) && std::isinf(before)) return 1;
   return before > 0 ? now / before : 0;
+}
+
+// For each property of `kernel` that ran in the baseline: the worst/bound past which it is a
+// regression (the baseline's × ratchet_growth), where that is past the bound, so that a
+// regressed property is shrunk to a case past it (properties::check_options::shrink_above).
+std::map<std::string, double> regression_limits(const reports::gate_report& old, std::string_view kernel) {
+  std::map<std::string, double> limits;
+  for (const auto& k : old.kernels)
+    for (const auto& p : k.properties)
+      if (k.name == kernel && p.status != "skipped" && p.status != "not_run" &&
+          p.worst_over_bound * ratchet_growth > 1)
+        limits[k.name + "/" + p.name] = p.worst_over_bound * ratchet_growth;
+  return limits;
 }
 
 std::vector<reports::fixture_outcome> apply_baseline(reports::gate_report& now,
@@ -296,6 +326,51 @@ reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options&
 
 }  // namespace
 
+reports::gate_report read_gate_baseline(const std::string& path) { return read_baseline(path); }
+
+void check_baseline_comparable(const reports::gate_report& baseline, const std::string& baseline_name,
+                               const std::string& contract_name,
+                               const std::vector<std::pair<std::string, reports::served_domain>>& domains) {
+  if (baseline.contract != contract_name)
+    throw std::runtime_error(fmt::format(
+        "{}: field 'contract': \"{}\" is not the contract of this run, \"{}\" (ratios under "
+        "different bounds do not compare)", baseline_name, baseline.contract, contract_name));
+  // Nor do worst/bound ratios over other cases: a kernel's domain must be the baseline's (one
+  // stated by neither is every call).
+  for (std::size_t i = 0; i < baseline.kernels.size(); ++i) {
+    const auto& before = baseline.kernels[i];
+    for (const auto& [name, now] : domains) {
+      if (name != before.name) continue;
+      const reports::served_domain then = before.domain.value_or(reports::served_domain{});
+      if (!(now == then))
+        throw std::runtime_error(fmt::format(
+            "{}: field 'kernels[{}].domain': \"{}\" is not the domain of this run, \"{}\" (ratios over "
+            "different cases do not compare)", baseline_name, i, reports::describe(then), reports::describe(now)));
+    }
+  }
+}
+
+void judge_against_baseline(reports::gate_report& report, const reports::gate_report* baseline,
+                            const std::string& baseline_name) {
+  std::vector<reports::fixture_outcome> regressions;
+  if (baseline != nullptr) regressions = apply_baseline(report, *baseline, baseline_name);
+  // The verdicts, after the ratchet has marked known failures.
+  reports::judge(report);
+  for (auto& r : regressions) {
+    report.passed = report.passed && r.passed;
+    report.fixtures.push_back(std::move(r));
+  }
+}
+
+reports::served_domain reported_domain(const fast::kernel_domain& d) {
+  return {.nonnegative_positions = !d.negative_positions,
+          .max_position = d.max_position,
+          .inverse = d.inverse,
+          .attention_factor = d.attention_factor,
+          .partial_rotary = d.partial_rotary,
+          .absent_tensor = d.absent_tensor};
+}
+
 reports::property_outcome property_outcome_of(const properties::property_result& r) {
   const auto location_of = [](const properties::case_location& l) {
     return reports::location{l.dtype, l.pairing, l.head_dim, l.rotary_dim, l.position, l.pair, l.units, l.text};
@@ -330,71 +405,6 @@ fixtures::output_bound_fn fixture_output_bound(const bounds::accuracy_contract& 
            bounds::contract_output_extra(contract, storage, pair_norm, position, theta, pair,
                                          attention_factor);
   };
-}
-
-bounds::accuracy_contract read_contract(const std::string& name_or_path) {
-  if (const auto* c = bounds::find_contract(name_or_path)) return *c;
-  std::string names;
-  for (const auto& c : bounds::contract_catalog()) names += (names.empty() ? "" : ", ") + c.name;
-  std::error_code missing;
-  if (!std::filesystem::exists(name_or_path, missing))
-    throw bad_input("--contract", "is neither a contract nor a file", name_or_path,
-                    "contracts: " + names);
-  // read_json_file: a regular file only; io_error naming the file and field.
-  const nlohmann::json j = read_json_file(name_or_path);
-  const auto bad = [&](const std::string& field, const nlohmann::json& value, const std::string& why) {
-    return std::runtime_error(
-        fmt::format("{}: field '{}': {} {}", name_or_path, field, value.dump(), why));
-  };
-  if (!j.is_object()) throw bad("(top level)", j, "is not an object");
-  bounds::accuracy_contract c;
-  for (const auto& [key, value] : j.items()) {
-    if (key != "name" && key != "statement" && key != "max_position" && key != "float32" &&
-        key != "float16" && key != "bfloat16")
-      throw bad(key, value, "is not a contract field (name, statement, max_position, float32, float16, bfloat16)");
-  }
-  if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
-    throw bad("name", j.value("name", nlohmann::json()), "must be a non-empty string");
-  c.name = j["name"].get<std::string>();
-  if (bounds::find_contract(c.name) != nullptr)
-    throw bad("name", j["name"], "is the name of a catalog contract; give the file's contract its own");
-  c.statement = j.contains("statement") && j["statement"].is_string()
-                    ? j["statement"].get<std::string>()
-                    : "custom contract from " + name_or_path;
-  if (j.contains("max_position")) {
-    const auto& v = j["max_position"];
-    if (!v.is_number_integer() || v.get<std::int64_t>() <= 0)
-      throw bad("max_position", v, "must be a positive integer");
-    c.max_position = v.get<std::int64_t>();
-  }
-  for (const auto& [dtype_name, terms] :
-       {std::pair{"float32", &c.float32}, std::pair{"float16", &c.float16}, std::pair{"bfloat16", &c.bfloat16}}) {
-    if (!j.contains(dtype_name)) throw bad(dtype_name, nullptr, "is missing (every dtype's terms are required)");
-    const auto& t = j[dtype_name];
-    if (!t.is_object()) throw bad(dtype_name, t, "is not an object");
-    for (const auto& [key, value] : t.items())
-      if (key != "constant" && key != "angle" && key != "angle_per_pair" && key != "absolute")
-        throw bad(std::string(dtype_name) + "." + key, value,
-                  "is not a term (constant, angle, angle_per_pair, absolute)");
-    for (const auto& [term, into] : {std::pair{"constant", &terms->constant}, std::pair{"angle", &terms->angle},
-                                     std::pair{"angle_per_pair", &terms->angle_per_pair},
-                                     std::pair{"absolute", &terms->absolute}}) {
-      const std::string at = std::string(dtype_name) + "." + term;
-      if (!t.contains(term)) throw bad(at, nullptr, "is missing");
-      if (!t[term].is_number() || !(t[term].get<double>() >= 0) || !std::isfinite(t[term].get<double>()))
-        throw bad(at, t[term], "must be a finite number >= 0");
-      // 2^24 units of u·A·r are an error as large as the rotated pair: a kernel that returns
-      // zeros would pass. A contract that cannot fail is refused, not held.
-      if (std::string_view(term) != "absolute" && t[term].get<double>() >= 0x1p24)
-        throw bad(at, t[term], "is 2^24 or more (units of 2^-24 x the pair norm): a zero output would pass");
-      // An absolute error at float16's smallest normal would excuse wrong values the dtypes hold
-      // exactly; the catalog's largest (float16 arithmetic's underflow) is 2^-23.
-      if (std::string_view(term) == "absolute" && t[term].get<double>() >= 0x1p-14)
-        throw bad(at, t[term], "is 2^-14 or more: an absolute error that would excuse wrong outputs");
-      *into = t[term].get<double>();
-    }
-  }
-  return c;
 }
 
 // Nothing passes vacuously: a kernel that judged no property case and no fixture value (every
@@ -433,7 +443,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
   if (rc_params.seed && *rc_params.seed != o.seed)
     throw bad_input("RC_PARAMS", fmt::format("seed disagrees with the run's seed {} (--seed)", o.seed),
                     fmt::format("seed={}", *rc_params.seed), "give the same seed to both, as replay lines do");
-  const bounds::accuracy_contract contract = read_contract(o.contract);
+  const bounds::accuracy_contract contract = read_contract(o.contract, o.contract_from);
   for (const auto& name : o.properties) {
     const auto all = properties::kernel_property_names();
     if (std::find(all.begin(), all.end(), name) == all.end())
@@ -441,6 +451,8 @@ reports::gate_report run_gate_report(const gate_options& o) {
   }
   if (o.max_position < 0)  // the flag is 1 ... 2^63 - 1 (add_decimal_option); 0 is "none"
     throw bad_input("--max-position", "is negative", std::to_string(o.max_position));
+  if (o.positions != "all" && o.positions != "nonnegative")
+    throw bad_input("--positions", "is not all or nonnegative", o.positions);
   // The tighter of --max-position and the contract's own.
   std::int64_t max_position = o.max_position;
   if (contract.max_position > 0)
@@ -459,6 +471,12 @@ reports::gate_report run_gate_report(const gate_options& o) {
   properties::check_options checks;
   checks.contract = &contract;
   checks.max_position = max_position;
+  // --positions and the contract's "positions" narrow every kernel's domain
+  // (fast::kernel_domain), as --max-position and the contract's max_position do.
+  checks.domain.negative_positions = o.positions == "all" && !contract.nonnegative_positions;
+  const auto domain_of_run = [&](const fast::kernel_info& kernel) {
+    return kernel.domain.intersect(checks.domain).intersect(fast::kernel_domain{.max_position = max_position});
+  };
   checks.properties = o.properties;
   checks.shard_index = o.shard_index;
   checks.shard_count = o.shard_count;
@@ -483,6 +501,12 @@ reports::gate_report run_gate_report(const gate_options& o) {
                           k.name);
       candidates.emplace_back(&k, o.kernel_libraries[i]);
     }
+  }
+  // --isolate always: the built-ins through the C ABI, in a worker process, as a library's are.
+  std::optional<abi::kernel_library> isolated_builtins;
+  if (candidates.empty() && o.isolation.builtins) {
+    isolated_builtins = abi::kernel_library::load(abi::builtin_library, o.isolation);
+    for (const auto& k : isolated_builtins->kernels()) candidates.emplace_back(&k, abi::builtin_library);
   }
   if (candidates.empty())
     for (const auto& k : fast::kernel_registry()) candidates.emplace_back(&k, "");
@@ -514,16 +538,19 @@ reports::gate_report run_gate_report(const gate_options& o) {
   // Read the baseline first: a bad one is exit 2 before minutes of work.
   const auto baseline =
       o.baseline.empty() ? std::optional<reports::gate_report>() : read_baseline(o.baseline);
-  if (baseline && baseline->contract != contract.name)
-    throw std::runtime_error(fmt::format(
-        "{}: field 'contract': \"{}\" is not the contract of this run, \"{}\" (ratios under "
-        "different bounds do not compare)", o.baseline, baseline->contract, contract.name));
+  if (baseline) {
+    std::vector<std::pair<std::string, reports::served_domain>> domains;
+    for (const auto& [kernel, library] : kernels)
+      domains.emplace_back(std::string(kernel->name), reported_domain(domain_of_run(*kernel)));
+    check_baseline_comparable(*baseline, o.baseline, contract.name, domains);
+  }
   reports::gate_report report;
   report.tool_version = ROPECHECK_VERSION;
   report.profile = o.profile;
   report.seed = o.seed;
   report.contract = contract.name;
   report.contract_statement = contract.statement;
+  report.contract_derivation = bounds::contract_derivation(contract);
   report.max_position = max_position;
   report.selected_properties = o.properties;
   report.baseline = o.baseline;
@@ -544,6 +571,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
     const abi::kernel_library* own_library = nullptr;
     for (std::size_t i = 0; i < libraries.size() && !library.empty(); ++i)
       if (o.kernel_libraries[i] == library) own_library = &libraries[i];
+    if (isolated_builtins && library == abi::builtin_library) own_library = &*isolated_builtins;
     const auto death_of = [&] { return own_library ? own_library->death_of(kernel->name) : std::nullopt; };
     std::string running;
     kernel_checks.stopped = [&] {
@@ -551,15 +579,18 @@ reports::gate_report run_gate_report(const gate_options& o) {
       return death ? fmt::format("the kernel's process ended ({}: {})", death->verdict, death->cause) : std::string();
     };
     kernel_checks.starting = [&running](std::string_view id) { running = id; };
+    if (baseline) kernel_checks.shrink_above = regression_limits(*baseline, kernel->name);
     auto outcome = run_properties(*kernel, o, kernel_checks, library);
+    outcome.domain = reported_domain(domain_of_run(*kernel));
     if (death_of()) running = running.empty() ? "properties" : running;
     else running = "fixtures";
     if (run_fixtures) {
       fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
-      auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound, {}, max_position);
+      auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound, {}, max_position, checks.domain);
       // With mutants, the correct kernels also face the mutants' extra fixture.
       if (!mutant_list.empty())
-        kernel_fixtures.push_back(fixtures::check_dynamic_scaling_fixture(*kernel, bound));
+        kernel_fixtures.push_back(
+            fixtures::check_dynamic_scaling_fixture(*kernel, bound, {}, max_position, checks.domain));
       for (auto& f : kernel_fixtures) report.fixtures.push_back(std::move(f));
     }
     if (const auto death = death_of()) record_ending(outcome, *death, running, o, library);
@@ -567,14 +598,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
   }
   refuse_unjudged(report, sharded);
   for (const auto* m : mutant_list) report.mutants.push_back(run_mutant(*m, o, mutant_checks, bound));
-  std::vector<reports::fixture_outcome> regressions;
-  if (baseline) regressions = apply_baseline(report, *baseline, o.baseline);
-  // The verdicts, after the ratchet has marked known failures.
-  reports::judge(report);
-  for (auto& r : regressions) {
-    report.passed = report.passed && r.passed;
-    report.fixtures.push_back(std::move(r));
-  }
+  judge_against_baseline(report, baseline ? &*baseline : nullptr, o.baseline);
   return report;
 }
 
@@ -586,8 +610,10 @@ int run_gate(command_gate_options o) {
   // Every output path is checked before minutes of work (io/output_paths.h).
   std::vector<flagged_path> inputs = {{"--baseline", o.gate.baseline}};
   for (const auto& path : o.gate.kernel_libraries) inputs.push_back({"--kernel-lib", path});
-  if (o.gate.contract.find('/') != std::string::npos || o.gate.contract.ends_with(".json"))
+  if (o.gate.contract.find('=') == std::string::npos &&
+      (o.gate.contract.find('/') != std::string::npos || o.gate.contract.ends_with(".json")))
     inputs.push_back({"--contract", o.gate.contract});
+  for (const auto& audit : o.gate.contract_from) inputs.push_back({"--contract-from", audit});
   const flagged_path status = shard_status_output();
   check_report_outputs(o.paths, inputs, {status});
   o.gate.json_path = o.paths.json;
@@ -618,15 +644,23 @@ void add_gate_command(CLI::App& app, int& exit_status) {
                   "saved gate JSON: fail only on regressions (a property that newly fails, or whose "
                   "worst/bound grew by more than 10%); failures it had too are known failures");
   cmd->add_option("--contract", o->contract,
-                  "accuracy contract: exact (default), float32_angles, "
-                  "float32_repeated_product_frequencies, float16_cos_sin_cache, "
-                  "bfloat16_cos_sin_cache, float16_arithmetic, bfloat16_arithmetic, or a JSON file")
+                  "accuracy contract: a recipe the kernel is held to — exact (default), float32_angles, "
+                  "float32_repeated_product_frequencies, float16_cos_sin_cache, bfloat16_cos_sin_cache, "
+                  "float16_arithmetic, bfloat16_arithmetic; 'STAGE=CHOICE,...' in the stage and choice names "
+                  "the audit prints (e.g. 'angle=float32,trig_cache=float16'); or a JSON file "
+                  "({\"recipe\": {...}} or {\"recipes\": {\"float16\": {...}}}, docs/error-bounds.md §17)")
       ->capture_default_str();
+  cmd->add_option("--contract-from", o->contract_from,
+                  "hold each dtype to the recipe an audit found in a dump of the kernel's own output "
+                  "(ropecheck audit --json; repeatable, one audit per dtype; a dtype with no audit is exact)");
   cmd->add_option("--property", o->properties,
                   "run only this property (repeatable; the others show as not run, fixtures are skipped)");
   add_decimal_option(*cmd, "--max-position", o->max_position, std::int64_t{1},
                      std::numeric_limits<std::int64_t>::max(),
                      "no case with |position| beyond N (the kernel's documented range)");
+  cmd->add_option("--positions", o->positions,
+                  "all (default) or nonnegative: no case with a position m < 0 (a kernel's cos/sin "
+                  "cache of rows [0, N)); narrows every kernel's declared domain");
   cmd->add_flag("--mutants", o->mutants,
                 "also gate every deliberately wrong kernel (mutants/); pass only if all are killed");
   cmd->add_option("--mutant", o->mutant_names,
@@ -635,7 +669,7 @@ void add_gate_command(CLI::App& app, int& exit_status) {
                   "run block I of N of every property's cases (I/N, 0 <= I < N; shard 0 also runs "
                   "the fixtures and mutants); `report merge` joins the N reports. Default: "
                   "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set");
-  add_isolation_options(*cmd, o->isolation);
+  add_isolation_options(*cmd, o->isolation, /*builtins_too=*/true);
   add_report_flags(*cmd, options->paths);
   cmd->callback([options, &exit_status] { exit_status = run_gate(*options); });
 }

@@ -139,16 +139,17 @@ TEST_F(DegenerateForms, InfiniteOrVacuousTolerancesAreRefused) {
   }
 }
 
-TEST_F(DegenerateForms, ContractsThatCannotFailAreRefused) {
-  const std::string terms = R"({"constant": 1.65, "angle": 3.0001, "angle_per_pair": 0, "absolute": 0})";
+// A contract is a recipe from the catalog (recipes/recipe_catalog.h), whose terms are derived
+// and finite: a file of hand-given error terms — one of 10^30 units would let a zero output
+// pass — is refused, naming the field.
+TEST_F(DegenerateForms, ContractsOfHandGivenTermsAreRefused) {
   const std::string wide = R"({"constant": 1e30, "angle": 0, "angle_per_pair": 0, "absolute": 0})";
-  write_text("wide.json", R"({"name": "wide", "float32": )" + terms + R"(, "float16": )" + wide +
-                              R"(, "bfloat16": )" + terms + "}");
-  expect_bad_input(run("gate --kernel cache_scalar --contract " + path("wide.json")), {"float16.constant", "2^24"});
-  const std::string loose = R"({"constant": 0, "angle": 0, "angle_per_pair": 0, "absolute": 1e300})";
-  write_text("loose.json", R"({"name": "loose", "float32": )" + loose + R"(, "float16": )" + terms +
-                               R"(, "bfloat16": )" + terms + "}");
-  expect_bad_input(run("gate --kernel cache_scalar --contract " + path("loose.json")), {"float32.absolute", "2^-14"});
+  write_text("wide.json", R"({"name": "wide", "float16": )" + wide + "}");
+  expect_bad_input(run("gate --kernel cache_scalar --contract " + path("wide.json")),
+                   {"wide.json: float16: is not a contract field"});
+  write_text("wide_recipe.json", R"({"recipe": {"trig_cache": {"constant": 1e30}}})");
+  expect_bad_input(run("gate --kernel cache_scalar --contract " + path("wide_recipe.json")),
+                   {"recipe.trig_cache: is not a choice of this stage"});
 }
 
 TEST_F(DegenerateForms, AGateThatJudgedNothingIsRefused) {

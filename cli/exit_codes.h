@@ -1,5 +1,5 @@
-// The exit codes every ropecheck subcommand uses (CI scripts depend on them; README.md,
-// "The ropecheck command").
+// The exit codes every ropecheck subcommand uses (CI scripts depend on them; docs/cli.md,
+// "Exit codes").
 #pragma once
 
 namespace ropecheck::cli {

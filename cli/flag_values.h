@@ -1,4 +1,4 @@
-// flag_values: numeric flag values checked the way the README promises — every numeric flag is
+// flag_values: numeric flag values checked the way docs/cli.md promises — every numeric flag is
 // a plain decimal (io/decimal_text.h), and an empty, malformed or out-of-range value is exit 2
 // naming the flag and the value, never wrapped, clamped or read in another base (CLI11 would
 // read --seed -1 as 2^64 - 1, --max-position 010 as 8, 0x10 as 16, ' 5' as 5, 2^64 as

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abi/kernel_library.h"
@@ -26,8 +27,10 @@ struct gate_options {
   std::string profile = "quick";
   std::uint64_t seed = properties::default_seed;
   std::string baseline;                       // --baseline OLD.json
-  std::string contract = "exact";             // --contract NAME|FILE.json
+  std::string contract = "exact";             // --contract NAME|'STAGE=CHOICE,…'|FILE.json
+  std::vector<std::string> contract_from;     // --contract-from AUDIT.json (one per dtype)
   std::int64_t max_position = 0;              // --max-position (0: none)
+  std::string positions = "all";              // --positions all|nonnegative (every kernel's domain)
   std::vector<std::string> properties;        // --property (empty: all)
   bool mutants = false;
   std::vector<std::string> mutant_names;
@@ -41,16 +44,27 @@ struct gate_options {
   std::string json_path;  // --json, named in the replay line of a kernel whose process ended
 };
 
-// A contract by catalog name (bounds/accuracy_contracts.h), or read from a JSON file:
-// {"name": …, "max_position": N (optional), "float32"|"float16"|"bfloat16":
-// {"constant", "angle", "angle_per_pair", "absolute"}} — every dtype and term required, no
-// other key.
-// Throws bad_input / io_error / std::runtime_error naming the file, the field and the value.
-bounds::accuracy_contract read_contract(const std::string& name_or_path);
-
 // The bound every fixture output is held to: bounds::output_bound for the attention factor A
 // that cos and sin carry, widened by `contract` (which must outlive the function).
 fixtures::output_bound_fn fixture_output_bound(const bounds::accuracy_contract& contract);
+
+// --baseline, for every caller of the gate: the saved report of a whole run (a shard report is
+// refused), checked against its schema (exit 2 naming file, field and value).
+reports::gate_report read_gate_baseline(const std::string& path);
+// Refuses (std::runtime_error, exit 2) a baseline whose contract, or whose domain for a kernel of
+// `domains` (name, domain in this run), is not this run's: ratios under other bounds or over
+// other cases do not compare. `baseline_name` names it in the message.
+void check_baseline_comparable(const reports::gate_report& baseline, const std::string& baseline_name,
+                               const std::string& contract_name,
+                               const std::vector<std::pair<std::string, reports::served_domain>>& domains);
+// The verdicts (reports::judge) after the ratchet against `baseline` (nullptr: none): a failure
+// it had too, by no more than 10%, is a known failure; a regression is a failing
+// "baseline/<kernel>/<name>" fixture row.
+void judge_against_baseline(reports::gate_report& report, const reports::gate_report* baseline,
+                            const std::string& baseline_name);
+
+// A kernel's domain for a run (fast::kernel_domain), as the report states it.
+reports::served_domain reported_domain(const fast::kernel_domain& d);
 
 // One property × dtype result as the report holds it ("name/dtype", status, locations).
 reports::property_outcome property_outcome_of(const properties::property_result& r);

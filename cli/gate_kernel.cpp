@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "bounds/accuracy_contracts.h"
@@ -17,6 +18,23 @@ void check_kernel_name(std::string_view flag, std::string_view name) {
                     "a kernel name is printed in replay lines, Markdown tables and file names");
 }
 
+properties::check_options run_checks(const bounds::accuracy_contract& contract, std::int64_t max_position,
+                                     std::string_view positions, const std::vector<std::string>& properties) {
+  properties::check_options checks;
+  checks.contract = &contract;
+  // The tighter of the run's maximum position and the contract's own (run_gate_report's rule).
+  checks.max_position = fast::kernel_domain{.max_position = max_position}
+                            .intersect(fast::kernel_domain{.max_position = contract.max_position})
+                            .max_position;
+  checks.domain.negative_positions = positions == "all" && !contract.nonnegative_positions;
+  checks.properties = properties;
+  return checks;
+}
+
+fast::kernel_domain domain_of_run(const fast::kernel_info& kernel, const properties::check_options& checks) {
+  return kernel.domain.intersect(checks.domain).intersect(fast::kernel_domain{.max_position = checks.max_position});
+}
+
 gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kernel_settings& settings) {
   check_kernel_name("name", kernel.name);
   // An empty list would run no property on any dtype: a pass over nothing.
@@ -27,10 +45,13 @@ gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kerne
   };
   gate_kernel_result result;
   result.outcome.name = std::string(kernel.name);
+  const auto& selected = settings.checks.properties;
   for (const std::string_view property : properties::kernel_property_names()) {
+    // A property not selected is reported not run (check_kernel_property says so), not skipped.
+    const bool chosen = selected.empty() || std::find(selected.begin(), selected.end(), property) != selected.end();
     for (const dtype storage : kernel.dtypes) {
       const auto skip = settings.skipped.find(std::string(property));
-      if (skip != settings.skipped.end()) {
+      if (chosen && skip != settings.skipped.end()) {
         properties::property_result r;
         r.name = std::string(property);
         r.dtype = std::string(to_string(storage));
@@ -41,17 +62,23 @@ gate_kernel_result gate_kernel(const fast::kernel_info& kernel, const gate_kerne
       if (settings.before_check) settings.before_check(fmt::format("{}/{}", property, to_string(storage)));
       const properties::property_result r = properties::check_kernel_property(
           kernel, property, storage, settings.level, settings.seed, settings.replay_command,
-          static_cast<int>(std::ssize(kernel.dtypes)));
+          static_cast<int>(std::ssize(kernel.dtypes)), settings.checks);
       between();
       if (r.detail.starts_with("skipped: ")) result.skipped.push_back(r);
       result.outcome.passed = result.outcome.passed && r.passed;
       result.outcome.properties.push_back(property_outcome_of(r));
     }
   }
-  // The Python kernel is held to the exact contract (the derived bound).
-  if (settings.before_check) settings.before_check("fixtures");
-  result.fixtures = fixtures::check_kernel_fixtures(kernel, fixture_output_bound(bounds::exact_contract()));
-  between();
+  result.outcome.domain = reported_domain(domain_of_run(kernel, settings.checks));
+  // The fixtures, under the run's contract (exact without one) and within the domain.
+  if (selected.empty()) {
+    if (settings.before_check) settings.before_check("fixtures");
+    const bounds::accuracy_contract& contract =
+        settings.checks.contract != nullptr ? *settings.checks.contract : bounds::exact_contract();
+    result.fixtures = fixtures::check_kernel_fixtures(kernel, fixture_output_bound(contract), {},
+                                                      settings.checks.max_position, settings.checks.domain);
+    between();
+  }
   for (const auto& f : result.fixtures) result.outcome.passed = result.outcome.passed && f.passed;
   // A pass needs something judged: a property case or a fixture value.
   std::int64_t checked = 0;

@@ -31,22 +31,27 @@ class GateOptionsTest : public testing::scratch_dir_test {
   }
 };
 
-// The JSON contract equal to the catalog's float32_repeated_product_frequencies: the recipe
-// passes it; the same file with every term 0 is `exact`, which it fails.
-std::string contract_json(double constant, double angle, double per_pair) {
-  const nlohmann::json terms = {
-      {"constant", constant}, {"angle", angle}, {"angle_per_pair", per_pair}, {"absolute", 0}};
-  return nlohmann::json{{"name", "my_recipe"}, {"float32", terms}, {"float16", terms}, {"bfloat16", terms}}
-      .dump();
+// A JSON contract holding the recipe of the catalog's float32_repeated_product_frequencies
+// (without its attention-factor and unfused-arithmetic stages, which this kernel's recipe
+// shares only in part): the kernel passes it; the same file with an empty recipe is `exact`,
+// which it fails.
+std::string contract_json(bool with_recipe) {
+  const nlohmann::json recipe = with_recipe ? nlohmann::json{{"inverse_frequencies", "repeated_product float32"},
+                                                             {"angle", "float32"},
+                                                             {"trig", "float32"},
+                                                             {"attention_factor", "after_cache"},
+                                                             {"arithmetic", "float32"}}
+                                            : nlohmann::json::object();
+  return nlohmann::json{{"name", "my_recipe"}, {"recipe", recipe}}.dump();
 }
 
 TEST_F(GateOptionsTest, ContractFromAFileIsAppliedAndNamed) {
-  write_text("contract.json", contract_json(1.65, 3.0001, 2.0001));
+  write_text("contract.json", contract_json(true));
   const auto pass = run("gate --kernel-lib " + recipe + " --contract " + path("contract.json") +
                         " --property within_bound_of_reference --json " + path("pass.json"));
   EXPECT_EQ(pass.exit_code, 0) << pass.output;
   EXPECT_EQ(report("pass.json")["contract"]["name"], "my_recipe");
-  write_text("zero.json", contract_json(0, 0, 0));
+  write_text("zero.json", contract_json(false));
   const auto fail = run("gate --kernel-lib " + recipe + " --contract " + path("zero.json") +
                         " --property within_bound_of_reference");
   EXPECT_EQ(fail.exit_code, 1) << fail.output;
@@ -72,21 +77,35 @@ TEST_F(GateOptionsTest, BadContractsAreRefusedNamingTheField) {
   const auto unknown = run("gate --kernel-lib " + recipe + " --contract no_such_contract");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.output.find(
-                "--contract: is neither a contract nor a file 'no_such_contract' (contracts: exact, float32_angles"),
+                "--contract: is neither a contract, a STAGE=CHOICE list nor a file 'no_such_contract' (contracts: "
+                "exact, float32_angles"),
             std::string::npos)
       << unknown.output;
-  nlohmann::json j = nlohmann::json::parse(contract_json(1, 1, 1));
-  j["float16"]["angel"] = 1;
+  nlohmann::json j = nlohmann::json::parse(contract_json(true));
+  j["recipe"]["angel"] = "float32";
   write_text("typo.json", j.dump());
   const auto typo = run("gate --kernel-lib " + recipe + " --contract " + path("typo.json"));
   EXPECT_EQ(typo.exit_code, 2);
-  EXPECT_NE(typo.output.find("field 'float16.angel': 1 is not a term"), std::string::npos) << typo.output;
-  j = nlohmann::json::parse(contract_json(1, 1, 1));
-  j.erase("bfloat16");
+  EXPECT_NE(typo.output.find("typo.json: recipe.angel: is not a recipe stage 'angel'"), std::string::npos)
+      << typo.output;
+  j = nlohmann::json::parse(contract_json(true));
+  j["recipe"]["angle"] = "float31";
+  write_text("choice.json", j.dump());
+  const auto choice = run("gate --kernel-lib " + recipe + " --contract " + path("choice.json"));
+  EXPECT_EQ(choice.exit_code, 2);
+  EXPECT_NE(choice.output.find("choice.json: recipe.angle: is not a choice of this stage '\"float31\"' (choices: "
+                               "float64, float32, float32_repeated_product)"),
+            std::string::npos)
+      << choice.output;
+  j = nlohmann::json::parse(contract_json(true));
+  j.erase("recipe");
   write_text("missing.json", j.dump());
   const auto missing = run("gate --kernel-lib " + recipe + " --contract " + path("missing.json"));
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.output.find("field 'bfloat16': null is missing"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("missing.json: recipe: give exactly one of recipe (every dtype) and recipes (per "
+                                "dtype) 'neither'"),
+            std::string::npos)
+      << missing.output;
   const auto property = run("gate --kernel-lib " + recipe + " --property no_such_property");
   EXPECT_EQ(property.exit_code, 2);
   EXPECT_NE(property.output.find("--property: unknown kernel property 'no_such_property'"),

@@ -127,5 +127,25 @@ TEST_F(KernelIsolation, TheSavedCallReplaysTheCrashInAWorkerAndInProcess) {
   expect_bad_input(run("replay " + path("wrong_type.json") + " --kernel-lib " + lib), {"wrong_type.json"});
 }
 
+// --isolate always: the built-in kernels through the C ABI in a worker, as a library's are.
+// They pass as in process; the one-rounding kernel keeps its claim (its property runs, not
+// skipped), a cache kernel declares its table's domain (positions m >= 0); only the gate takes
+// the mode.
+TEST_F(KernelIsolation, IsolateAlwaysRunsTheBuiltInsInAWorker) {
+  const auto precise = run("gate --isolate always --kernel precise_simd --property within_bound_of_reference "
+                           "--property rounded_once_within_half_ulp --json " + path("p.json"));
+  EXPECT_EQ(precise.exit_code, 0) << precise.output;
+  const auto j = nlohmann::json::parse(file_text(path("p.json")));
+  bool rounded_once_ran = false;
+  for (const auto& p : j["kernels"][0]["properties"])
+    if (p["name"] == "rounded_once_within_half_ulp/float32") rounded_once_ran = p["verdict"] == "pass";
+  EXPECT_TRUE(rounded_once_ran) << precise.output;
+  const auto cache = run("gate --isolate always --kernel cache_scalar --property within_bound_of_reference");
+  EXPECT_EQ(cache.exit_code, 0) << cache.output;
+  EXPECT_NE(cache.output.find("domain of cache_scalar: positions m >= 0"), std::string::npos) << cache.output;
+  expect_bad_input(run("apply --isolate always --kernel cache_scalar --spec s.json --x x.npy --pos p.npy --out y.npy"),
+                   {"--isolate"});
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -1,4 +1,4 @@
-// The output rules (README "Inputs and outputs") for every subcommand that writes a file, end to
+// The output rules (docs/cli.md, "Inputs and outputs") for every subcommand that writes a file, end to
 // end through the executable: each output — the report flags, identify's --spec-out, reference
 // and apply's --out, the gate's GTEST_SHARD_STATUS_FILE — is checked before the run, and a path
 // that cannot be written (an input, another output, a FIFO or device, a symbolic link loop, a

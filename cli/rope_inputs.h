@@ -2,7 +2,7 @@
 // (reference, apply, audit), validated together: X is [tokens, heads, head_dim] or
 // [batch, tokens, heads, head_dim]; POS is int32/int64 [tokens] or [batch, tokens], or with a
 // spec's stream layout (M-RoPE, 2-D vision) [streams, tokens] or [streams, batch, tokens].
-// Positions must be ones the spec allows (README, "Positions"): |m| <= 2^31 − 1 (the range the
+// Positions must be ones the spec allows (docs/spec.md, "Positions"): |m| <= 2^31 − 1 (the range the
 // reference is derived for), below the spec's sequence_length when it gives one, and not
 // negative when the scaling depends on the sequence length (dynamic NTK, LongRoPE), whose
 // regime is defined by positions 0 … L − 1.

@@ -4,7 +4,7 @@
 # python/CMakeLists.txt), and an exported CMake package — find_package(ropecheck) gives the
 # target ropecheck::kernel_abi (the header's include directory). Everything lands under the
 # prefix. CPack builds a .deb whose dependencies dpkg-shlibdeps derives from the
-# executable's shared libraries (README.md, "Installing ropecheck").
+# executable's shared libraries (docs/ci.md, "Installing ropecheck").
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 

@@ -1,5 +1,5 @@
 # ropecheck_forbid_links(TARGET FORBIDDEN...): fails the configure step when TARGET links any
-# of FORBIDDEN, directly or through what it links. The include rule of README.md's Layout table
+# of FORBIDDEN, directly or through what it links. The include rule of docs/architecture.md's Layout table
 # is the `layering` ctest; this is its link-time half (the audit must not carry the kernels it
 # judges, nor the test suite, into the product).
 include_guard(GLOBAL)
@@ -50,7 +50,7 @@ function(ropecheck_forbid_links target)
       endif()
     endif()
     if(name IN_LIST linked)
-      message(FATAL_ERROR "${target} links ${forbidden}, which README.md's Layout table forbids it")
+      message(FATAL_ERROR "${target} links ${forbidden}, which docs/architecture.md's Layout table forbids it")
     endif()
   endforeach()
 endfunction()

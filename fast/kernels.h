@@ -4,6 +4,7 @@
 // (ropecheck/kernel_abi.h) exposes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -16,6 +17,43 @@
 #include "spec/rope_spec.h"
 
 namespace ropecheck::fast {
+
+// The calls a kernel serves: its declared domain (C ABI v3's `limits` and `max_position`,
+// include/ropecheck/kernel_abi.h). Kernels in use serve less than every call RoPE defines: a
+// cos/sin cache has rows [0, N) only, a forward-only kernel has no inverse direction, an
+// inference kernel no attention factor or pass-through dims, a fused one needs Q and K in one
+// call. The gate never sends a kernel a call outside its domain (a refusal there would say
+// nothing about the kernel, and a wrapper emulating the missing part would be what is judged);
+// it reports the properties that need what is missing as skipped, with the reason. A refusal
+// inside the domain is a failure. The default serves every call: the built-in kernels, Python
+// kernels and C ABI v1/v2 libraries.
+struct kernel_domain {
+  bool negative_positions = true;  // false: positions m >= 0 only
+  std::int64_t max_position = 0;   // > 0: |m| <= max_position (as gate --max-position); 0: no bound
+  bool inverse = true;             // direction::inverse
+  bool attention_factor = true;    // an attention factor A != 1
+  bool partial_rotary = true;      // rotary_dim < head_dim (pass-through dims)
+  bool absent_tensor = true;       // a call with Q or K absent (0 heads)
+
+  bool serves_position(std::int64_t m) const {
+    if (m < 0 && !negative_positions) return false;
+    return max_position <= 0 || (m <= max_position && -m <= max_position);
+  }
+  // The calls both serve (a run's --positions and --max-position narrow each kernel's domain).
+  kernel_domain intersect(const kernel_domain& o) const {
+    kernel_domain d;
+    d.negative_positions = negative_positions && o.negative_positions;
+    d.max_position = max_position <= 0   ? o.max_position
+                     : o.max_position <= 0 ? max_position
+                                           : std::min(max_position, o.max_position);
+    d.inverse = inverse && o.inverse;
+    d.attention_factor = attention_factor && o.attention_factor;
+    d.partial_rotary = partial_rotary && o.partial_rotary;
+    d.absent_tensor = absent_tensor && o.absent_tensor;
+    return d;
+  }
+  bool operator==(const kernel_domain&) const = default;
+};
 
 struct kernel_info {
   std::string_view name;
@@ -39,6 +77,8 @@ struct kernel_info {
   // Python kernel do not: they are refused σ ≠ 1 (never sent it unscaled), and the gate skips
   // the property output_scale_within_bound for them.
   bool takes_output_scale = true;
+  // What the kernel serves (kernel_domain above); every call by default.
+  kernel_domain domain = {};
 
   status apply(const rope_call& call, const rope_angles& angles) const {
     return entry(context, call, angles);

@@ -80,9 +80,9 @@ std::string join(const std::set<std::string>& items, const std::string& prefix, 
 
 }  // namespace
 
-layout_table read_layout_table(const fs::path& readme) {
-  std::ifstream in(readme);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", readme.string()));
+layout_table read_layout_table(const fs::path& page) {
+  std::ifstream in(page);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", page.string()));
   layout_table table;
   std::string line;
   bool in_layout = false;
@@ -98,17 +98,17 @@ layout_table read_layout_table(const fs::path& readme) {
     const auto cells = split_cells(line);
     if (cells.size() != 3 || cells[0].size() < 4 || cells[0].back() != '`')
       throw std::runtime_error(fmt::format("{}:{}: a Layout row needs 3 cells, `folder/` first: '{}'",
-                                           readme.string(), number, line));
+                                           page.string(), number, line));
     std::string folder = cells[0].substr(1, cells[0].size() - 2);
     if (folder.back() != '/')
       throw std::runtime_error(
-          fmt::format("{}:{}: a Layout folder ends with '/': '{}'", readme.string(), number, cells[0]));
+          fmt::format("{}:{}: a Layout folder ends with '/': '{}'", page.string(), number, cells[0]));
     folder.pop_back();
     if (folder.find('/') != std::string::npos) folder = folder.substr(0, folder.find('/'));
     table.rules[folder] = parse_allowances(folder, cells[2]);
   }
   if (table.rules.empty())
-    throw std::runtime_error(fmt::format("{}: no '## Layout' table found", readme.string()));
+    throw std::runtime_error(fmt::format("{}: no '## Layout' table found", page.string()));
   return table;
 }
 
@@ -180,7 +180,7 @@ std::vector<violation> check_tree(const fs::path& root, const layout_table& tabl
     const std::string folder = relative.begin()->string();
     const auto rule_it = table.rules.find(folder);
     if (rule_it == table.rules.end()) {
-      found.push_back({file, 0, "", fmt::format("{}/ is not a row of the README's Layout table", folder)});
+      found.push_back({file, 0, "", fmt::format("{}/ is not a row of the Layout table", folder)});
       continue;
     }
     const layer_rule& rule = rule_it->second;

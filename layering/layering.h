@@ -1,6 +1,6 @@
 // layering: the house rule that each top-level folder is one role and uses only what the
-// README's "Layout" table lets it use. The table is read from README.md itself (one file for the
-// reader and for this check), and every #include of every C/C++ file below the source root is
+// "Layout" table of docs/architecture.md lets it use. The table is read from that page itself (one
+// file for the reader and for this check), and every #include of every C/C++ file below the source root is
 // held to it: `#include "dir/…"` against the folders the row allows, `#include <lib/…>` of a
 // known third-party library against the libraries it allows. Standard and system headers are
 // always allowed.
@@ -35,11 +35,11 @@ struct violation {
   std::string rule;  // what was broken, in words
 };
 
-// Reads the "## Layout" table of a README: rows `| \`folder/\` | role | may include |`, where
+// Reads the "## Layout" table of a Markdown page (docs/architecture.md): rows `| \`folder/\` | role | may include |`, where
 // the last column lists project folders in backticks (`numeric/`) and library names as plain
 // words, separated by commas or semicolons ("—" for nothing). Throws std::runtime_error naming
 // the file and the row it cannot read.
-layout_table read_layout_table(const std::filesystem::path& readme);
+layout_table read_layout_table(const std::filesystem::path& page);
 
 // The library a third-party #include <…> belongs to ("Boost.Multiprecision" for
 // <boost/multiprecision/…>), or "" for the standard library and the system.

@@ -1,4 +1,4 @@
-// The `layering` ctest: every #include of the project against README.md's Layout table, and the
+// The `layering` ctest: every #include of the project against docs/architecture.md's Layout table, and the
 // checker itself on a small tree that breaks each kind of rule once.
 #include <gtest/gtest.h>
 
@@ -14,16 +14,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(layering, every_include_of_the_project_is_allowed_by_the_readme_table) {
+TEST(layering, every_include_of_the_project_is_allowed_by_the_layout_table) {
   const fs::path root = ROPECHECK_SOURCE_DIR;
-  const layout_table table = read_layout_table(root / "README.md");
+  const layout_table table = read_layout_table(root / "docs" / "architecture.md");
   std::string report;
   for (const violation& v : check_tree(root, table)) report += describe(v) + "\n";
-  EXPECT_EQ(report, "") << "README.md's Layout table is the rule; fix the include or the table";
+  EXPECT_EQ(report, "") << "docs/architecture.md's Layout table is the rule; fix the include or the table";
 }
 
 TEST(layering, the_table_lists_the_roles_the_house_depends_on) {
-  const layout_table table = read_layout_table(fs::path(ROPECHECK_SOURCE_DIR) / "README.md");
+  const layout_table table = read_layout_table(fs::path(ROPECHECK_SOURCE_DIR) / "docs" / "architecture.md");
   ASSERT_TRUE(table.rules.count("fast") && table.rules.count("reference") && table.rules.count("audit"));
   // The oracle never borrows from what it judges, and the judge never from the tests.
   EXPECT_FALSE(table.rules.at("reference").folders.count("fast"));
@@ -40,7 +40,7 @@ class scratch_tree : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("ropecheck_layering_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
-    write("README.md",
+    write("architecture.md",
           "# x\n\n## Layout\n\n| folder | role | may include |\n| --- | --- | --- |\n"
           "| `numeric/` | numbers | — |\n"
           "| `fast/` | kernels | `numeric/`; Highway |\n"
@@ -53,7 +53,7 @@ class scratch_tree : public ::testing::Test {
   }
   std::vector<std::string> violations() {
     std::vector<std::string> out;
-    for (const auto& v : check_tree(root_, read_layout_table(root_ / "README.md"))) out.push_back(describe(v));
+    for (const auto& v : check_tree(root_, read_layout_table(root_ / "architecture.md"))) out.push_back(describe(v));
     return out;
   }
   fs::path root_;
@@ -97,18 +97,18 @@ TEST_F(scratch_tree, a_folder_outside_the_table_and_build_folders) {
   write("build/generated.cpp", "#include \"fast/kernels.h\"\n");
   write(".hidden/x.cpp", "#include \"fast/kernels.h\"\n");
   EXPECT_EQ(violations(),
-            std::vector<std::string>{"newrole/thing.cpp: newrole/ is not a row of the README's Layout table"});
+            std::vector<std::string>{"newrole/thing.cpp: newrole/ is not a row of the Layout table"});
 }
 
 TEST(layering, a_malformed_table_is_refused_naming_the_row) {
   const fs::path dir = fs::temp_directory_path() / ("ropecheck_layering_bad_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "README.md") << "## Layout\n\n| `fast/` | kernels |\n";
+  std::ofstream(dir / "architecture.md") << "## Layout\n\n| `fast/` | kernels |\n";
   try {
-    read_layout_table(dir / "README.md");
+    read_layout_table(dir / "architecture.md");
     ADD_FAILURE() << "accepted a two-cell row";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("README.md:3: a Layout row needs 3 cells"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("architecture.md:3: a Layout row needs 3 cells"), std::string::npos) << e.what();
   }
   fs::remove_all(dir);
 }

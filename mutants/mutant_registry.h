@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "fast/frequencies.h"
 #include "fast/kernels.h"
@@ -23,6 +24,18 @@ using frequencies_fn = fast::rope_frequencies (*)(const rope_spec& spec,
 struct mutant {
   fast::kernel_info kernel;      // kernel.description: what the defect is
   std::string_view imitates;     // one line: the real-world failure it imitates
+  // The properties aimed at the defect: each must fail on the mutant (on one of its dtypes, in
+  // the quick profile at the default seed), and together the mutants name every kernel
+  // property, so that none can only pass (cli/mutant_kills_test checks both). A kernel property
+  // (properties/kernel_property_catalog.h), or scaled_frequencies_within_4_ulps for a defect in
+  // the frequency code.
+  std::vector<std::string_view> must_fail;
+  // The audit's diagnosis code that names the defect first in a dump of the mutant's output
+  // (audit/detector_catalog.h, the recipe stages' codes, the data findings; checked by
+  // cli/mutant_diagnosis_test); empty when no dump of one forward call shows the defect (it is
+  // in K, the inverse direction, strides, in-place calls, large calls or refused calls, or shows
+  // only against a kernel's promise of one rounding, which an audit is not told).
+  std::string_view diagnosis;
   // Non-null when the defect is in the frequencies: used instead of fast::scaled_frequencies
   // wherever the gate prepares this mutant's angles from a spec (the kernel itself is correct).
   frequencies_fn frequencies = nullptr;

@@ -1,7 +1,9 @@
 // ropecheck_mutant_tables [GATE_REPORT.json]: the two Markdown tables of the mutant zoo —
 //  1. ropecheck's kill matrix summary, read from a `ropecheck gate --mutants --json` report;
 //  2. peer-style verdicts (mutants/peer_style.h) for every mutant and every correct kernel,
-//     measured here.
+//     measured here. A kernel with none of the dtypes the peer-style test has tolerances for
+//     (the fp8-only mutants) is not run: its row says so and no count includes it
+//     (scripts/mutant-tables.py refuses a table that counts an unmeasured row).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -67,6 +69,9 @@ struct peer_row {
   std::string name;
   bool is_mutant = false;
   std::array<std::optional<mutants::peer_verdict>, 3> verdicts;  // float32, bfloat16, float16
+  bool measured() const {
+    return std::any_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.has_value(); });
+  }
 };
 
 constexpr std::array<dtype, 3> peer_dtypes{dtype::float32, dtype::bfloat16, dtype::float16};
@@ -104,7 +109,14 @@ void print_peer_table() {
   fmt::print("| kernel | float32 | bfloat16 | float16 | strict tolerances | relaxed tolerances |\n"
              "|---|---|---|---|---|---|\n");
   std::size_t through_strict = 0, through_relaxed = 0, mutant_count = 0;
+  std::vector<std::string> not_run;
   for (const auto& r : rows) {
+    if (!r.measured()) {  // no verdict to give: said so, and counted nowhere
+      not_run.push_back(fmt::format("`{}`", r.name));
+      fmt::print("| `{}`{} | not run | not run | not run | not run | not run |\n", r.name,
+                 r.is_mutant ? "" : " (correct)");
+      continue;
+    }
     bool fail_strict = false, fail_relaxed = false;
     std::string cells;
     for (std::size_t i = 0; i < 3; ++i) {
@@ -129,9 +141,15 @@ void print_peer_table() {
     fmt::print("| `{}`{} |{} {} | {} |\n", r.name, r.is_mutant ? "" : " (correct)", cells,
                verdict(fail_strict), verdict(fail_relaxed));
   }
-  fmt::print("\nMutants the peer-style test lets through: {} of {} with strict tolerances (which "
-             "also fail every correct kernel in float32), {} of {} with relaxed tolerances.\n",
-             through_strict, mutant_count, through_relaxed, mutant_count);
+  std::string unmeasured;
+  for (const auto& name : not_run) unmeasured += (unmeasured.empty() ? "" : ", ") + name;
+  fmt::print("\nMutants the peer-style test lets through: {} of {} measured with strict tolerances "
+             "(which also fail every correct kernel in float32), {} of {} with relaxed tolerances.{}\n",
+             through_strict, mutant_count, through_relaxed, mutant_count,
+             not_run.empty() ? std::string()
+                             : fmt::format(" Not run ({} of {} kernels: only dtypes the peer-style "
+                                           "test has no tolerance for): {}.",
+                                           not_run.size(), rows.size(), unmeasured));
 }
 
 }  // namespace

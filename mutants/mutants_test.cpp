@@ -1,8 +1,16 @@
-// The mutant zoo itself: enough mutants, each named and described, none visible in the kernel
-// registry users see, and the peer-style yardstick behaving as the recipe says it must.
+// The mutant zoo itself: each mutant named once, described, with the real-world failure it
+// imitates and the properties that must fail on it (cli/mutant_kills_test runs those claims and
+// the defect-free control); none visible in the kernel registry users see; the documented tables
+// listing exactly the registry's mutants (a mutant added without regenerating them,
+// scripts/mutant-tables.py, fails here); and the peer-style yardstick behaving as the recipe
+// says it must.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,18 +21,80 @@
 namespace ropecheck::mutants {
 namespace {
 
-TEST(mutant_registry, has_named_described_mutants) {
-  EXPECT_GE(mutant_registry().size(), 16u);
+TEST(mutant_registry, every_mutant_named_once_described_and_claimed) {
+  ASSERT_FALSE(mutant_registry().empty());
   std::set<std::string_view> names;
   for (const auto& m : mutant_registry()) {
-    EXPECT_TRUE(names.insert(m.kernel.name).second) << m.kernel.name;
+    EXPECT_TRUE(names.insert(m.kernel.name).second) << m.kernel.name << " is registered twice";
+    EXPECT_NE(m.kernel.name, defect_free_kernel().name);
     EXPECT_FALSE(m.kernel.description.empty()) << m.kernel.name;
     EXPECT_FALSE(m.imitates.empty()) << m.kernel.name;
-    EXPECT_EQ(m.imitates.find('\n'), std::string_view::npos) << m.kernel.name;
+    for (std::string_view line : {m.kernel.description, m.imitates})
+      EXPECT_EQ(line.find('\n'), std::string_view::npos) << m.kernel.name << ": one line each";
+    EXPECT_FALSE(m.must_fail.empty()) << m.kernel.name << " names no property that must fail on it";
+    EXPECT_EQ(std::set<std::string_view>(m.must_fail.begin(), m.must_fail.end()).size(), m.must_fail.size())
+        << m.kernel.name << " names a property twice";
     EXPECT_FALSE(m.kernel.dtypes.empty()) << m.kernel.name;
     EXPECT_EQ(find_mutant(m.kernel.name), &m);
   }
   EXPECT_EQ(find_mutant("no_such_mutant"), nullptr);
+}
+
+// The tables (ropecheck_mutant_tables, written into the docs by scripts/mutant-tables.py): the
+// one document holding them lists every mutant of the registry once, in order, in both tables,
+// and the kill table's heading counts them.
+std::string text_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The `name` of each table row "| `name`… |" from the line after `heading` to the first line
+// that is not a table row; correct kernels ("(correct)") are not mutants.
+std::vector<std::string> table_mutants(const std::string& text, std::size_t heading) {
+  std::vector<std::string> names;
+  std::istringstream lines(text.substr(text.find('\n', heading) + 1));
+  std::string line;
+  bool in_table = false;
+  const std::regex row(R"(^\| `([a-z0-9_]+)`( \(correct\))? \|)");
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("|")) {
+      if (in_table) break;
+      continue;
+    }
+    in_table = true;
+    std::smatch m;
+    if (std::regex_search(line, m, row) && !m[2].matched) names.push_back(m[1]);
+  }
+  return names;
+}
+
+TEST(mutant_tables, the_documented_tables_list_the_registry) {
+  const std::regex kill_heading(R"(#+ ropecheck gate --mutants \(profile [^)]*\): (\d+) of (\d+) mutants killed)");
+  std::vector<std::filesystem::path> holding;
+  std::string text;
+  std::smatch heading;
+  for (const char* doc : {"docs/mutants.md", "README.md"}) {
+    const std::filesystem::path path = std::filesystem::path(ROPECHECK_SOURCE_DIR) / doc;
+    if (!std::filesystem::exists(path)) continue;
+    std::string candidate = text_of(path);
+    std::smatch found;
+    if (!std::regex_search(candidate, found, kill_heading)) continue;
+    holding.push_back(path);
+    text = std::move(candidate);
+    std::regex_search(text, heading, kill_heading);  // matched again in the kept string
+  }
+  ASSERT_EQ(holding.size(), 1u) << "the mutant tables must be in exactly one of docs/mutants.md, README.md";
+  std::vector<std::string> registry;
+  for (const auto& m : mutant_registry()) registry.emplace_back(m.kernel.name);
+  EXPECT_EQ(std::stoul(heading[2].str()), registry.size()) << holding[0] << ": " << heading[0];
+  EXPECT_EQ(table_mutants(text, static_cast<std::size_t>(heading.position(0))), registry)
+      << holding[0] << ": the kill table is not the registry's (run scripts/mutant-tables.py)";
+  const auto peer = text.find("Peer-style test", static_cast<std::size_t>(heading.position(0)));
+  ASSERT_NE(peer, std::string::npos) << holding[0] << " has no peer-style table after the kill table";
+  EXPECT_EQ(table_mutants(text, peer), registry)
+      << holding[0] << ": the peer-style table is not the registry's (run scripts/mutant-tables.py)";
 }
 
 TEST(mutant_registry, never_in_the_kernel_registry) {

@@ -5,6 +5,7 @@
 // access defined.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,6 +41,29 @@ inline double round_to_storage(dtype t, double v) {
   if (t == dtype::float16) return float16_bits_to_float(double_to_float16_bits(v));
   if (t == dtype::bfloat16) return bfloat16_bits_to_float(double_to_bfloat16_bits(v));
   return static_cast<float>(v);
+}
+
+// `v` rounded toward zero to a storage dtype (a store that drops the low bits): the nearest
+// value, stepped one spacing toward zero when it lies farther from zero than `v`. Decrementing
+// the magnitude bits of a nonzero finite value gives the next value toward zero in every
+// IEEE-style encoding.
+inline double truncate_to_storage(dtype t, double v) {
+  const double nearest = round_to_storage(t, v);
+  if (!(std::fabs(nearest) > std::fabs(v)) || !std::isfinite(v)) return nearest;
+  if (t == dtype::float32) return std::nextafter(static_cast<float>(nearest), 0.0f);
+  if (is_float8(t)) {
+    const std::uint8_t bits = double_to_float8_bits(t, nearest);
+    return float8_bits_to_float(t, static_cast<std::uint8_t>(bits - 1));
+  }
+  const std::uint16_t bits = storage_bits16(t, static_cast<float>(nearest));
+  const std::uint16_t down = static_cast<std::uint16_t>(bits - 1);
+  return t == dtype::float16 ? float16_bits_to_float(down) : bfloat16_bits_to_float(down);
+}
+
+// `v` (already in dtype t) as a store that flushes subnormal results writes it: ±0 below the
+// smallest normal 2^emin.
+inline double flush_subnormal(dtype t, double v) {
+  return std::fabs(v) < std::ldexp(1.0, format_of(t).min_normal_exponent) ? std::copysign(0.0, v) : v;
 }
 
 inline void store_storage_element(dtype t, std::byte* p, float v) {

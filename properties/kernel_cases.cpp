@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "numeric/half.h"
 #include "numeric/storage_element.h"
@@ -104,12 +105,23 @@ std::int64_t cache_position_limit(std::int64_t pairs, std::int64_t table_floats)
 }
 
 kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case_limits& limits) {
+  // The kernel's own domain, besides what the run gave `limits` (within()).
+  const fast::kernel_domain& served = kernel.domain;
+  const bool full_rotation_only = limits.full_rotation_only || !served.partial_rotary;
+  const bool attention_factor = limits.allow_attention_factor && served.attention_factor;
+  if (limits.partial_rotation && full_rotation_only)  // the property needs partial_rotary: skipped
+    throw std::logic_error("pick_case: pass-through dims asked of a kernel that serves none");
+  std::int64_t position_limit = limits.position_limit;
+  if (served.max_position > 0) position_limit = std::min(position_limit, served.max_position);
   kernel_case c;
   c.storage = storage;
   c.shape = limits.partial_rotation ? *gen::partial_shape(kernel.pairings, limits.max_head_dim)
                                      : *gen::shape(kernel.pairings, limits.max_head_dim);
-  c.spec = (*gen::kernel_spec(c.shape)).spec;
+  if (full_rotation_only) c.shape.rotary_dim = c.shape.head_dim;  // even: gen::shape's head dims are
+  c.spec = (*gen::kernel_spec(c.shape, attention_factor)).spec;
   c.frequencies = kernel_frequencies(c.spec);
+  if (!attention_factor && c.frequencies.attention_factor != 1)
+    throw std::logic_error("pick_case: an attention factor for a kernel that serves none");
   const std::int64_t pairs = c.pairs();
   c.q_heads = static_cast<int>(*gen::uniform_int(1, limits.max_heads));
   c.k_heads = limits.with_k ? static_cast<int>(*gen::uniform_int(1, limits.max_heads)) : 0;
@@ -119,9 +131,9 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   const std::int64_t tokens = *gen::uniform_int(1, max_tokens);
 
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
-  std::int64_t limit = cached ? std::min(limits.position_limit + 1,
+  std::int64_t limit = cached ? std::min(position_limit + 1,
                                          cache_position_limit(pairs, limits.cache_table_floats))
-                              : limits.position_limit + 1;
+                              : position_limit + 1;
   // A cache kernel's table covers [0, max position]: filling it (~1 ns a float) was most of a
   // cache-kernel case when nearly every case reached the budget's last position. So the
   // table's length is drawn per case — the whole budget one case in eight, else
@@ -138,7 +150,8 @@ kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case
   }
   c.position_limit = limit;
   const auto theta = c.approximate_theta();
-  c.positions = *gen::positions(tokens, limit, theta, limits.allow_negative_positions && !cached);
+  c.positions = *gen::positions(tokens, limit, theta,
+                                limits.allow_negative_positions && served.negative_positions && !cached);
 
   // Outputs have norm A·‖pair‖, and forward then inverse (the backward pass) gives A²·x: with
   // A > 1 the inputs stay 2^⌈log₂ A²⌉ further below the format's largest value, so no exact
@@ -207,9 +220,39 @@ fast::rope_call make_call(const kernel_case& c, fast::direction dir,
                          k != nullptr ? tensor_of(*k) : fast::rope_tensor{}, dir);
 }
 
+fast::direction pick_direction(const run_settings& settings) {
+  if (!settings.domain.inverse) return fast::direction::forward;
+  return *rc::gen::arbitrary<bool>() ? fast::direction::inverse : fast::direction::forward;
+}
+
+fast::status apply_served(const fast::kernel_info& kernel, fast::rope_call call,
+                          const fast::rope_angles& angles) {
+  const bool q_present = call.q.heads > 0, k_present = call.k.heads > 0;
+  if (kernel.domain.absent_tensor || q_present == k_present) return kernel.apply(call, angles);
+  const fast::rope_tensor& present = q_present ? call.q : call.k;
+  if (present.input == nullptr || call.tokens < 0 || call.head_dim <= 0 ||
+      present.input_token_stride < 0 || present.input_head_stride < 0)
+    return kernel.apply(call, angles);  // not a call the properties judge outputs of
+  // The present tensor's input, from its first element to its last, and an output as large
+  // (a call of 0 tokens, a token split's empty part, reads none of it).
+  const std::int64_t extent = call.tokens == 0 ? 1
+                                               : (call.tokens - 1) * present.input_token_stride +
+                                                     (present.heads - 1) * present.input_head_stride +
+                                                     call.head_dim;
+  element_buffer input(call.storage, extent);
+  element_buffer output(call.storage, extent);
+  if (call.tokens > 0) std::memcpy(input.data(), present.input, input.byte_size());
+  output.fill_bytes(std::byte{0xA5});
+  const fast::rope_tensor companion{input.data(), output.data(), present.heads,
+                                    present.input_token_stride, present.input_head_stride,
+                                    present.input_token_stride, present.input_head_stride};
+  (q_present ? call.k : call.q) = companion;
+  return kernel.apply(call, angles);
+}
+
 void apply_or_fail(const fast::kernel_info& kernel, const fast::rope_call& call,
                    const fast::rope_angles& angles) {
-  const fast::status s = kernel.apply(call, angles);
+  const fast::status s = apply_served(kernel, call, angles);
   if (!s.ok()) RC_FAIL("kernel " + std::string(kernel.name) + " refused a valid call: " + s.message);
 }
 

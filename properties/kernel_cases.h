@@ -71,6 +71,10 @@ struct case_limits {
   bool partial_rotation = false;  // force pass-through dims (gen::partial_shape)
   bool allow_negative_positions = true;  // only taken up by kernels that accept them
   bool allow_saturation = false;  // fp8: inputs up to max, so some exact outputs exceed it
+  // The kernel's domain (fast::kernel_domain, set by within()): rotary_dim == head_dim only,
+  // and no attention factor (A = 1) only.
+  bool full_rotation_only = false;
+  bool allow_attention_factor = true;
 };
 
 // One generated input: shape, spec (plain RoPE, or a rope_scaling and/or attention factor:
@@ -105,18 +109,27 @@ struct kernel_case {
   }
 };
 
-// `limits` within what a run allows: --max-position caps the position limit.
+// `limits` within what a run allows: its domain (the kernel's declared one narrowed by
+// --positions and --max-position) caps the position limit, keeps positions nonnegative, and
+// rules out pass-through dims or an attention factor.
 inline case_limits within(const run_settings& settings, case_limits limits) {
-  if (settings.max_position > 0)
-    limits.position_limit = std::min(limits.position_limit, settings.max_position);
+  const fast::kernel_domain& d = settings.domain;
+  if (d.max_position > 0) limits.position_limit = std::min(limits.position_limit, d.max_position);
+  limits.allow_negative_positions = limits.allow_negative_positions && d.negative_positions;
+  limits.full_rotation_only = limits.full_rotation_only || !d.partial_rotary;
+  limits.allow_attention_factor = limits.allow_attention_factor && d.attention_factor;
   return limits;
 }
+
+// A direction the run's domain serves: forward or inverse, forward only without the inverse.
+fast::direction pick_direction(const run_settings& settings);
 
 // Plain RoPE for a shape (no scaling, A = 1).
 rope_spec plain_spec(const rope_shape& shape);
 
 // Picks a case with RapidCheck (call only inside a property): every pick shows up in the
 // counterexample. Positions respect the kernel's strategy: cache kernels get [0, table size).
+// The case keeps to the kernel's declared domain (kernel_info::domain) as well as `limits`.
 kernel_case pick_case(const fast::kernel_info& kernel, dtype storage, const case_limits& limits);
 
 // The positions a cache kernel's table can cover for `pairs` pairs within the budget.
@@ -165,7 +178,15 @@ fast::rope_call make_call(const kernel_case& c, fast::direction dir,
                           const std::vector<std::int64_t>& positions, tensor_buffers* q,
                           tensor_buffers* k);
 
-// Runs the kernel; RC_FAILs with the kernel's message if it refuses a valid call.
+// Runs the kernel on a call as its domain serves it: a kernel that takes Q and K only together
+// (kernel_domain::absent_tensor false) is given, for an absent Q or K, a companion — a copy of
+// the present tensor's rows in buffers of their own, whose outputs nothing reads. Calling Q and
+// K together gives each the bits of separate calls (q_and_k_together_equal_separate, for the
+// kernels that take separate calls), so the present tensor is judged the same either way.
+fast::status apply_served(const fast::kernel_info& kernel, fast::rope_call call,
+                          const fast::rope_angles& angles);
+
+// Runs the kernel (apply_served); RC_FAILs with the kernel's message if it refuses a valid call.
 void apply_or_fail(const fast::kernel_info& kernel, const fast::rope_call& call,
                    const fast::rope_angles& angles);
 

@@ -48,6 +48,28 @@ bool has_other_strategy(const fast::kernel_info& kernel, dtype storage) {
   return false;
 }
 
+// Each need's test against a run's domain and the reason a property is skipped without it.
+struct need_row {
+  kernel_need need;
+  bool (*served)(const fast::kernel_domain& d);
+  std::string_view missing;
+};
+constexpr need_row kernel_needs[] = {
+    {kernel_need::nothing, [](const fast::kernel_domain&) { return true; }, ""},
+    {kernel_need::inverse, [](const fast::kernel_domain& d) { return d.inverse; },
+     "the kernel's declared domain has no inverse direction"},
+    {kernel_need::partial_rotary, [](const fast::kernel_domain& d) { return d.partial_rotary; },
+     "the kernel's declared domain has no partial rotary (rotary_dim < head_dim)"},
+    {kernel_need::absent_tensor, [](const fast::kernel_domain& d) { return d.absent_tensor; },
+     "the kernel's declared domain has no call with Q or K absent"},
+};
+
+const need_row& need_of(kernel_need need) {
+  for (const need_row& row : kernel_needs)
+    if (row.need == need) return row;
+  throw std::logic_error("kernel_needs: a kernel_need without its row");
+}
+
 std::string default_replay_command(const fast::kernel_info& kernel, std::string_view property,
                                    dtype storage) {
   // The test name kernels_properties_test.cpp gives this (kernel, property, dtype).
@@ -119,7 +141,13 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
                              : std::string(replay_command));
   settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
   if (options.contract != nullptr) settings.contract = options.contract;
-  settings.max_position = options.max_position;
+  // The kernel's declared domain, narrowed by the run's (--positions, --max-position).
+  fast::kernel_domain run_domain = options.domain;
+  run_domain.max_position = fast::kernel_domain{.max_position = options.max_position}
+                                .intersect(options.domain)
+                                .max_position;
+  settings.domain = kernel.domain.intersect(run_domain);
+  settings.max_position = settings.domain.max_position;
   settings.shard_index = options.shard_index;
   settings.shard_count = options.shard_count;
 
@@ -142,6 +170,10 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   }
   if (definition->applies_to != nullptr && !definition->applies_to(kernel)) {
     skipped.detail = "skipped: " + std::string(definition->skipped_because);
+    return skipped;
+  }
+  if (const need_row& need = need_of(definition->needs); !need.served(settings.domain)) {
+    skipped.detail = "skipped: " + std::string(need.missing);
     return skipped;
   }
   if (property == "strategies_agree" && !has_other_strategy(kernel, storage)) {
@@ -202,8 +234,14 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     result = run_testable(id, std::string(property), measure, quick_cases, settings, seen);
     if (result.passed && failed_cases > 0) {
       const std::int64_t all_cases = result.cases;
-      result = run_testable(id, std::string(property), shrink(shrinking), quick_cases,
-                            settings, shrinking);
+      const auto limit = options.shrink_above.find(id);  // a regression: shrunk past the baseline
+      const bool regressed = limit != options.shrink_above.end() && seen.worst_over_bound > limit->second;
+      const auto run_case = [&kernel, storage, &settings, definition](observation& into) {
+        definition->run_case(kernel, storage, settings, into);
+      };
+      result = run_testable(id, std::string(property),
+                            regressed ? failing_above(std::string(property), limit->second, shrinking, run_case) : shrink(shrinking),
+                            quick_cases, settings, shrinking);
       result.cases = all_cases;
       if (result.passed) {  // the same seed failed before: report the first failure as seen
         result.passed = false;
@@ -230,7 +268,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   if (definition->measures_error) result.worst = seen.worst_location;
   result.points = std::move(seen.points);
   result.detail = describe(*definition, storage, seen);
-  if (settings.contract->name != "exact" && definition->measures_error)
+  if (!settings.contract->is_exact() && definition->measures_error)
     result.detail += (result.detail.empty() ? "" : "; ") + std::string("bounds widened by contract ") +
                      settings.contract->name;
   return result;

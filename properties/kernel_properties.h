@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +77,9 @@ void clear_oracle_memo();
 struct check_options {
   const bounds::accuracy_contract* contract = nullptr;  // nullptr: exact
   std::int64_t max_position = 0;                        // > 0: no case beyond |m| = this
+  // The run's domain (--positions): intersected with each kernel's declared domain
+  // (fast::kernel_domain) and max_position; the cases keep to the result.
+  fast::kernel_domain domain = {};
   std::vector<std::string> properties;                  // empty: all; else the others are not_run
   // gate --shard I/N: each property runs block I of N of its case stream (property_runner.h
   // shard_block); 0/1 runs them all.
@@ -86,6 +90,10 @@ struct check_options {
   std::function<std::string()> stopped;
   // Told "<property>/<dtype>" as each property starts running.
   std::function<void(std::string_view)> starting;
+  // gate --baseline: "<kernel>/<property>/<dtype>" → the worst/bound past which the ratchet calls
+  // it regressed. A failing property past it is shrunk to a case past it (property_runner.h
+  // failing_above), so that its counterexample shows the new error, not the baseline's.
+  std::map<std::string, double> shrink_above;
 };
 
 struct kernel_result {

@@ -286,17 +286,20 @@ void relative_offset_invariance(const fast::kernel_info& kernel, dtype storage,
   limits = within(settings, limits);
   const kernel_case c = pick_case(kernel, storage, limits);
   const bool cached = kernel.strategy == fast::angle_strategy::cache;
-  const std::int64_t limit = cached ? c.position_limit - 1 : limits.position_limit;
+  // The kernel's own maximum position too (pick_case keeps c's positions to it).
+  std::int64_t limit = cached ? c.position_limit - 1 : limits.position_limit;
+  if (kernel.domain.max_position > 0) limit = std::min(limit, kernel.domain.max_position);
   // Key positions of their own, then one shift s that keeps every position in range.
-  const auto key_positions = *gen::positions(c.tokens(), limit + 1, c.approximate_theta(), !cached);
+  const bool negatives = limits.allow_negative_positions && kernel.domain.negative_positions && !cached;
+  const auto key_positions = *gen::positions(c.tokens(), limit + 1, c.approximate_theta(), negatives);
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
   std::int64_t highest = std::numeric_limits<std::int64_t>::min();
   for (const auto* list : {&c.positions, &key_positions}) {
     lowest = std::min(lowest, *std::min_element(list->begin(), list->end()));
     highest = std::max(highest, *std::max_element(list->begin(), list->end()));
   }
-  // Cache tables start at 0; on-the-fly kernels take |m| up to the limit.
-  const std::int64_t shift_low = cached ? -lowest : -limit - lowest;
+  // Cache tables and a nonnegative domain start at 0; the others take |m| up to the limit.
+  const std::int64_t shift_low = negatives ? -limit - lowest : -lowest;
   const std::int64_t shift = *gen::int_toward_zero(std::min<std::int64_t>(shift_low, 0),
                                                    std::max<std::int64_t>(limit - highest, 0));
   auto shifted = [shift](std::vector<std::int64_t> p) {
@@ -670,7 +673,7 @@ constexpr kernel_property_definition accuracy_list[] = {
      60, deep_cases_per_property, true, relative_offset_invariance},
     {"inverse_round_trip",
      "inverse(forward(x)) = A^2 x within the derived round-trip bound",
-     120, deep_cases_per_property, true, inverse_round_trip},
+     120, deep_cases_per_property, true, inverse_round_trip, nullptr, {}, kernel_need::inverse},
     {"strategies_agree",
      "cache and on-the-fly kernels agree within the sum of their output bounds",
      80, deep_cases_per_property, true, strategies_agree},

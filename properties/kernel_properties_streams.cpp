@@ -76,7 +76,7 @@ stream_case pick_stream_case(const fast::kernel_info& kernel, dtype storage, cas
   s.positions = c.positions;
   for (int stream = 1; stream < s.streams; ++stream) {
     auto other = *gen::positions(c.tokens(), limit, c.approximate_theta(),
-                                 limits.allow_negative_positions && !cached);
+                                 limits.allow_negative_positions && kernel.domain.negative_positions && !cached);
     for (std::int64_t t = 0; t < c.tokens(); ++t) {
       const bool text = equal || *gen::weighted_element<bool>({{3, false}, {1, true}});
       if (text) other[static_cast<std::size_t>(t)] = c.positions[static_cast<std::size_t>(t)];

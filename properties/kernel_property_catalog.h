@@ -11,6 +11,14 @@
 
 namespace ropecheck::properties {
 
+// What a property needs of a kernel's declared domain (fast::kernel_domain) beyond drawing
+// its cases inside it: a round trip needs the inverse direction, pass-through dims a partial
+// rotary, Q and K called apart a call with one of them absent (an attention factor is never
+// needed: a kernel without one gets A = 1 cases). A kernel without it leaves the
+// property no case at all, so the property shows as skipped with the reason, never as a pass
+// of nothing (kernel_properties.cpp: kernel_needs).
+enum class kernel_need { nothing, inverse, partial_rotary, absent_tensor };
+
 struct kernel_property_definition {
   std::string_view name;
   std::string_view statement;  // one line: what holds, and within what
@@ -26,6 +34,7 @@ struct kernel_property_definition {
   // rounds_once) is checked this way, never by a kernel's name.
   bool (*applies_to)(const fast::kernel_info& kernel) = nullptr;
   std::string_view skipped_because = {};
+  kernel_need needs = kernel_need::nothing;
 };
 
 // Properties measured against a bound (kernel_properties_accuracy.cpp).

@@ -364,6 +364,33 @@ bool skipped_by_reproduce(const run_settings& settings, const std::string& id) {
   return !settings.reproduce.empty() && settings.reproduce.count(id) == 0;
 }
 
+std::function<void()> failing_above(std::string property, double limit, observation& into,
+                                    std::function<void(observation&)> run_case) {
+  return [property = std::move(property), limit, &into, run_case = std::move(run_case)] {
+    observation one;  // this case alone: its worst ratio, where, and its first violation
+    std::string first;
+    try {
+      run_case(one);
+    } catch (const rc::detail::CaseResult& r) {
+      if (r.type != rc::detail::CaseResult::Type::Failure) throw;
+      if (one.worst_over_bound == 0) {  // no ratio measured: the failure is itself
+        into.failures.insert(one.failures.begin(), one.failures.end());
+        throw;
+      }
+      first = case_message(r.description);
+    }
+    if (!(one.worst_over_bound > limit)) return;  // within what the baseline had
+    std::ostringstream message;
+    message << property << " regressed past the --baseline ratchet: this case's worst/bound "
+            << one.worst_over_bound << " > " << limit << " at " << one.worst_location.text;
+    if (!first.empty()) message << "; first violation in the case: " << first;
+    const auto inputs = one.failures.find(first);
+    failed_case f{one.worst_location, inputs == one.failures.end() ? std::string() : inputs->second.inputs};
+    into.failures[message.str()] = std::move(f);
+    RC_FAIL(message.str());
+  };
+}
+
 property_result run_property(const std::string& id, const std::string& name,
                              const rc::detail::Property& property, int quick_cases,
                              const run_settings& settings, const observation& seen) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -94,6 +95,9 @@ struct run_settings {
   // What the error bounds allow (bounds/accuracy_contracts.h); never null.
   const bounds::accuracy_contract* contract = &bounds::exact_contract();
   std::int64_t max_position = 0;  // > 0: no case has |m| beyond it (--max-position)
+  // The calls this run's cases keep to: the kernel's declared domain narrowed by the run's
+  // (--positions, --max-position; check_kernel_property). Its max_position is max_position's.
+  fast::kernel_domain domain = {};
   // Sharding (gate --shard I/N): this run takes case_block(total, shard_index, shard_count) of
   // the property's case stream; 0/1 runs every case.
   int shard_index = 0;
@@ -153,6 +157,15 @@ std::string case_message(const std::string& description);
 property_result run_property(const std::string& id, const std::string& name,
                              const rc::detail::Property& property, int quick_cases,
                              const run_settings& settings, const observation& seen);
+
+// A case body for shrinking a regression (gate --baseline): the case fails only where its
+// worst/bound exceeds `limit`, the ratio past which the ratchet calls the property regressed (the
+// baseline's worst/bound and the ratchet's growth), so that RapidCheck shrinks to a case of the
+// new error, not to one of the old failure. The message names `property` and leads with that
+// case's worst/bound and where it is, then the case's first violation. A case that fails with no ratio (a status or a
+// bit-exact check) fails as itself. `into` collects the failures' labelled inputs.
+std::function<void()> failing_above(std::string property, double limit, observation& into,
+                                    std::function<void(observation&)> run_case);
 
 template <class Testable>
 property_result run_testable(const std::string& id, const std::string& name, Testable&& testable,

@@ -104,8 +104,18 @@ rc::Gen<generated_spec> scaled_spec(const rope_shape& shape) {
   return rc::gen::exec([shape] { return read(scaled_config(shape)); });
 }
 
-rc::Gen<generated_spec> kernel_spec(const rope_shape& shape) {
+rc::Gen<generated_spec> kernel_spec(const rope_shape& shape, bool with_attention_factor) {
   const auto plain = rc::gen::exec([shape] { return read(plain_config(shape)); });
+  if (!with_attention_factor) {
+    // Every rope_scaling still, its attention factor given outright as 1 (a kernel that serves
+    // no attention factor: fast::kernel_domain).
+    const auto scaled_without_factor = rc::gen::exec([shape] {
+      json config = scaled_config(shape);
+      config["attention_factor"] = 1.0;
+      return read(std::move(config));
+    });
+    return weighted_one_of<generated_spec>({{3, plain}, {2, scaled_without_factor}});
+  }
   const auto plain_with_factor = rc::gen::exec([shape] {
     json config = plain_config(shape);
     config["attention_factor"] = *attention_factor();

@@ -33,8 +33,9 @@ namespace gen {
 rc::Gen<generated_spec> scaled_spec(const rope_shape& shape);
 
 // What a kernel case rotates by: plain RoPE (3 in 6), plain RoPE with an explicit attention
-// factor (1 in 6), or a scaled spec (2 in 6). Shrinks toward plain RoPE.
-rc::Gen<generated_spec> kernel_spec(const rope_shape& shape);
+// factor (1 in 6), or a scaled spec (2 in 6). Shrinks toward plain RoPE. Without
+// `with_attention_factor` every spec has A = 1: plain (3 in 5) or scaled with attention_factor 1.
+rc::Gen<generated_spec> kernel_spec(const rope_shape& shape, bool with_attention_factor = true);
 
 }  // namespace gen
 }  // namespace ropecheck::properties

@@ -136,6 +136,13 @@ std::uint64_t uint64_argument(py::handle value, std::string_view name) {
   return n;
 }
 
+std::int64_t positive_int64_argument(py::handle value, std::string_view name) {
+  const std::uint64_t n = uint64_argument(value, name);
+  if (n == 0 || n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw bad_input(name, "is not an int in 1 ... 9223372036854775807", shown(value));
+  return static_cast<std::int64_t>(n);
+}
+
 double number_argument(py::handle value, std::string_view name) {
   if (!is_real_number(value)) throw bad_input(name, "is not a number", shown(value), type_note(value));
   const double d = PyFloat_AsDouble(value.ptr());

@@ -36,6 +36,8 @@ std::vector<std::string> choices_argument(pybind11::handle value, std::string_vi
 bool bool_argument(pybind11::handle value, std::string_view name);
 // An int in 0 ... 2^64 - 1 (a seed).
 std::uint64_t uint64_argument(pybind11::handle value, std::string_view name);
+// An int in 1 ... 2^63 - 1 (a maximum position).
+std::int64_t positive_int64_argument(pybind11::handle value, std::string_view name);
 // An int or float, as a double (an int beyond double's range is refused).
 double number_argument(pybind11::handle value, std::string_view name);
 // None, or a finite number > 0.

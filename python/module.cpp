@@ -24,10 +24,13 @@
 
 #include "audit/audit.h"
 #include "cli/audit_input.h"
+#include "cli/contract_spelling.h"
+#include "cli/gate.h"
 #include "cli/gate_kernel.h"
 #include "cli/reference_tensor.h"
 #include "cli/rope_inputs.h"
 #include "io/io_error.h"
+#include "io/json_file.h"
 #include "io/output_paths.h"
 #include "mutants/mutant_registry.h"
 #include "properties/kernel_properties.h"
@@ -193,37 +196,54 @@ void gate_mutants(const fast::kernel_info& python_kernel, const cli::gate_kernel
     fast::kernel_info restricted = m.kernel;
     restricted.dtypes = dtypes;
     restricted.pairings = pairings;
+    restricted.domain = python_kernel.domain;  // the calls the Python kernel faced
     cli::gate_kernel_settings mutant_settings = settings;
     mutant_settings.skipped.clear();  // run them too, to tell "not applicable" from "survived"
     mutant_settings.between_checks = check_signals;
     mutant_settings.before_check = {};
     mutant_settings.replay_command = "ropecheck gate --mutant " + name;
-    const cli::gate_kernel_result r = cli::gate_kernel(restricted, mutant_settings);
-    reports::mutant_outcome outcome{name, std::string(m.imitates), false, {}, {}};
     bool killed_by_skipped = false;
-    for (const auto& p : r.outcome.properties) {
-      if (p.passed) continue;
-      const std::string property = p.name.substr(0, p.name.find('/'));
-      if (settings.skipped.count(property) != 0) {
-        killed_by_skipped = true;
-        continue;
+    const auto run = [&](const fast::kernel_info& kernel) {
+      const cli::gate_kernel_result r = cli::gate_kernel(kernel, mutant_settings);
+      reports::mutant_outcome outcome{name, std::string(m.imitates), false, {}, {}};
+      for (const auto& p : r.outcome.properties) {
+        if (p.passed) continue;
+        const std::string property = p.name.substr(0, p.name.find('/'));
+        if (settings.skipped.count(property) != 0) {
+          killed_by_skipped = true;
+          continue;
+        }
+        outcome.killed_by.push_back(p.name);
+        outcome.counterexamples.push_back(p.counterexample);
       }
-      outcome.killed_by.push_back(p.name);
-      outcome.counterexamples.push_back(p.counterexample);
-    }
-    for (const auto& f : r.fixtures) {
-      if (f.passed) continue;
-      std::string fixture = f.name;
-      if (const auto at = fixture.find("/" + name + "/"); at != std::string::npos)
-        fixture.erase(at, name.size() + 1);
-      outcome.killed_by.push_back(fixture);
-      outcome.counterexamples.push_back(f.detail);
-    }
-    outcome.killed = !outcome.killed_by.empty();
+      for (const auto& f : r.fixtures) {
+        if (f.passed) continue;
+        std::string fixture = f.name;
+        if (const auto at = fixture.find("/" + name + "/"); at != std::string::npos)
+          fixture.erase(at, name.size() + 1);
+        outcome.killed_by.push_back(fixture);
+        outcome.counterexamples.push_back(f.detail);
+      }
+      outcome.killed = !outcome.killed_by.empty();
+      return outcome;
+    };
+    reports::mutant_outcome outcome = run(restricted);
     if (!outcome.killed && killed_by_skipped) {
       result.mutants_not_applicable.emplace_back(
           name, "only properties a Python kernel is not held to kill it (the bridge does what it gets wrong)");
       continue;
+    }
+    // A survivor within a declared domain (gate(serves=…)) that the same checks kill over every
+    // call has its defect in calls the kernel does not serve: no evidence against the checks.
+    if (!outcome.killed && !(restricted.domain == fast::kernel_domain{})) {
+      fast::kernel_info unrestricted = restricted;
+      unrestricted.domain = {};
+      if (const reports::mutant_outcome wide = run(unrestricted); wide.killed) {
+        result.mutants_not_applicable.emplace_back(
+            name, "its defect is outside the kernel's declared domain (killed by " + wide.killed_by.front() +
+                      " over every call)");
+        continue;
+      }
     }
     result.report.passed = result.report.passed && outcome.killed;
     result.report.mutants.push_back(std::move(outcome));
@@ -234,6 +254,99 @@ struct audit_result {
   reports::audit_report report;
   std::vector<flagged_path> inputs;  // the spec file, when the spec came from one
 };
+
+// gate(contract=…): what `ropecheck gate --contract` / `--contract-from` read, from Python —
+// a str (a catalog name, a 'STAGE=CHOICE,…' recipe or a JSON file's path, read_contract), a
+// bytes or os.PathLike path (the file), a dict as the file holds it, or one AuditReport (or a
+// list of them, one per dtype): the recipe the audit found, as --contract-from reads it.
+bounds::accuracy_contract contract_argument(py::handle value) {
+  if (value.is_none()) return bounds::exact_contract();
+  if (PyUnicode_Check(value.ptr())) return cli::read_contract(python::text_argument(value, "contract"), {}, "contract");
+  if (PyBytes_Check(value.ptr()) || py::isinstance(value, py::module_::import("os").attr("PathLike"))) {
+    const std::string path = python::path_argument(value, "contract").string();
+    return cli::contract_of_json(read_json_file(path), path, " (" + path + ")");
+  }
+  if (py::isinstance(value, py::module_::import("collections.abc").attr("Mapping")))
+    return cli::contract_of_json(python::json_from_python(value, "contract"), "contract", "");
+  std::vector<py::handle> audits;
+  if (py::isinstance<audit_result>(value)) {
+    audits.push_back(value);
+  } else if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    for (const py::handle item : value) {
+      if (!py::isinstance<audit_result>(item))
+        throw bad_input("contract", "is a list with an item that is not an AuditReport", python::shown(item),
+                        python::type_note(item));
+      audits.push_back(item);
+    }
+    if (audits.empty()) throw bad_input("contract", "is an empty list of AuditReports", "[]");
+  } else {
+    throw bad_input("contract", "is not a contract name, a recipe, a path, a dict or an AuditReport",
+                    python::shown(value), python::type_note(value));
+  }
+  std::vector<cli::audit_json> reports;
+  for (std::size_t i = 0; i < audits.size(); ++i) {
+    nlohmann::json j = reports::to_json(audits[i].cast<const audit_result&>().report);
+    const std::string source = audits.size() == 1 ? "contract" : fmt::format("contract[{}]", i);
+    const nlohmann::json& inputs = j.value("inputs", nlohmann::json::object());
+    const std::string y = inputs.is_object() && inputs.value("y", nlohmann::json()).is_string()
+                              ? inputs["y"].get<std::string>() : std::string("y");
+    reports.push_back({source, "of " + y, std::move(j)});
+  }
+  return cli::contract_of_audit_json(reports, "contract");
+}
+
+// gate(serves=…): the calls the kernel serves (fast::kernel_domain, C ABI v3's declaration);
+// None is every call. Each key is checked; one it does not know is refused, never ignored.
+fast::kernel_domain serves_argument(py::handle value) {
+  fast::kernel_domain d;
+  if (value.is_none()) return d;
+  if (!py::isinstance(value, py::module_::import("collections.abc").attr("Mapping")))
+    throw bad_input("serves", "is not a dict", python::shown(value), python::type_note(value));
+  struct flag_row {
+    std::string_view key;
+    bool fast::kernel_domain::*field;
+  };
+  static constexpr flag_row flags[] = {{"negative_positions", &fast::kernel_domain::negative_positions},
+                                       {"inverse", &fast::kernel_domain::inverse},
+                                       {"attention_factor", &fast::kernel_domain::attention_factor},
+                                       {"partial_rotary", &fast::kernel_domain::partial_rotary},
+                                       {"absent_tensor", &fast::kernel_domain::absent_tensor}};
+  for (const py::handle key : value) {
+    const std::string name = python::text_argument(key, "serves key");
+    const std::string argument = fmt::format("serves['{}']", name);
+    if (name == "max_position") {
+      if (!value[key].is_none()) d.max_position = python::positive_int64_argument(value[key], argument);
+      continue;
+    }
+    const auto row = std::find_if(std::begin(flags), std::end(flags), [&](const flag_row& r) { return r.key == name; });
+    if (row == std::end(flags))
+      throw bad_input("serves", "has a key that is not a part of a kernel's domain", name,
+                      "keys: negative_positions, max_position, inverse, attention_factor, partial_rotary, "
+                      "absent_tensor");
+    d.*(row->field) = python::bool_argument(value[key], argument);
+  }
+  return d;
+}
+
+// gate(properties=…): None (all) or a list of kernel property names (--property).
+std::vector<std::string> properties_argument(py::handle value) {
+  if (value.is_none()) return {};
+  if (PyUnicode_Check(value.ptr()) || !(PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())))
+    throw bad_input("properties", "is not a list of property names", python::shown(value), python::type_note(value));
+  std::vector<std::string> out;
+  const auto all = properties::kernel_property_names();
+  for (const py::handle item : value) {
+    const std::string name = python::text_argument(item, "properties");
+    if (std::find(all.begin(), all.end(), name) == all.end())
+      throw bad_input("properties", "has an unknown kernel property", name,
+                      "see ropecheck.kernel_property_names()");
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw bad_input("properties", "gives a property twice", name);
+    out.push_back(name);
+  }
+  if (out.empty()) throw bad_input("properties", "is empty: the gate would check nothing", "[]", "None runs all");
+  return out;
+}
 
 // A name for a kernel given without name=: its __name__ (or its type's), made a valid kernel
 // name ("<lambda>" becomes "_lambda_").
@@ -262,7 +375,8 @@ std::string kernel_description(py::handle kernel) {
 // gate()'s arguments, checked as the CLI checks the gate's flags, as a dict of plain values.
 py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairings, py::handle profile,
                         py::handle seed, py::handle mutants, py::handle tensor_type, py::handle name,
-                        py::handle timeout) {
+                        py::handle timeout, py::handle contract, py::handle max_position, py::handle positions,
+                        py::handle properties_, py::handle serves, py::handle baseline) {
   if (!PyCallable_Check(kernel.ptr()))
     throw bad_input("kernel", "is not callable", python::shown(kernel), python::type_note(kernel));
   py::dict out;
@@ -295,6 +409,31 @@ py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairing
                       "it is enforced with a SIGALRM handler, which only the main thread can install");
   }
   out["timeout"] = seconds ? py::cast(*seconds) : py::none();
+  // The contract, read now (a bad one is refused before the kernel is called), kept whole.
+  const bounds::accuracy_contract c = contract_argument(contract);
+  out["contract_name"] = c.name;
+  out["contract"] = py::cast(c);
+  out["max_position"] = max_position.is_none() ? std::int64_t{0}
+                                               : python::positive_int64_argument(max_position, "max_position");
+  out["positions"] = python::choice_argument(positions, "positions", {"all", "nonnegative"});
+  out["properties"] = properties_argument(properties_);
+  out["serves"] = py::cast(serves_argument(serves));
+  // The baseline, read now (a bad file is refused before the kernel is called): a saved gate
+  // report's path, checked as --baseline's, or a GateReport of this session.
+  if (baseline.is_none()) {
+    out["baseline"] = py::none();
+    out["baseline_name"] = "";
+  } else if (py::isinstance<gate_result>(baseline)) {
+    out["baseline"] = py::cast(baseline.cast<const gate_result&>().report);
+    out["baseline_name"] = "baseline (a GateReport)";
+  } else if (PyUnicode_Check(baseline.ptr()) || PyBytes_Check(baseline.ptr()) ||
+             py::isinstance(baseline, py::module_::import("os").attr("PathLike"))) {
+    const std::string path = python::path_argument(baseline, "baseline").string();
+    out["baseline"] = py::cast(cli::read_gate_baseline(path));
+    out["baseline_name"] = path;
+  } else {
+    throw bad_input("baseline", "is not a path or a GateReport", python::shown(baseline), python::type_note(baseline));
+  }
   return out;
 }
 
@@ -408,6 +547,11 @@ PYBIND11_MODULE(_ropecheck, m) {
     return result;
   });
 
+  // Opaque: gate_arguments' checked contract and domain, handed back to gate.
+  py::class_<bounds::accuracy_contract>(m, "_Contract");
+  py::class_<fast::kernel_domain>(m, "_KernelDomain");
+  py::class_<reports::gate_report>(m, "_GateBaseline");
+
   py::class_<gate_result>(m, "GateReport")
       .def_property_readonly("passed", [](const gate_result& g) { return g.report.passed; })
       .def("to_json", [](const gate_result& g) { return reports::json_text(reports::to_json(g.report)); })
@@ -440,13 +584,18 @@ PYBIND11_MODULE(_ropecheck, m) {
 
   m.def("gate_arguments", &gate_arguments, py::arg("kernel"), py::arg("dtypes"), py::arg("pairings"),
         py::arg("profile"), py::arg("seed"), py::arg("mutants"), py::arg("tensor_type"), py::arg("name"),
-        py::arg("timeout") = py::none());
+        py::arg("timeout") = py::none(), py::arg("contract") = py::none(), py::arg("max_position") = py::none(),
+        py::arg("positions") = "all", py::arg("properties") = py::none(), py::arg("serves") = py::none(),
+        py::arg("baseline") = py::none());
 
   // Called with gate_arguments' values (ropecheck.gate).
   m.def("gate", [](py::object adapter, const std::string& name, const std::string& description,
                    const std::vector<std::string>& dtype_names, const std::vector<std::string>& pairing_names,
                    const std::string& profile, std::uint64_t seed, const std::string& replay,
-                   bool with_mutants) {
+                   bool with_mutants, const bounds::accuracy_contract& contract, std::int64_t max_position,
+                   const std::string& positions, const std::vector<std::string>& selected,
+                   const fast::kernel_domain& serves, const reports::gate_report* baseline,
+                   const std::string& baseline_name) {
     std::vector<dtype> dtypes;
     for (const auto& d : dtype_names) {
       const auto t = parse_dtype(d);
@@ -456,12 +605,13 @@ PYBIND11_MODULE(_ropecheck, m) {
     std::vector<pairing> pairings;
     for (const auto& p : pairing_names) pairings.push_back(p == "half" ? pairing::half_split : pairing::adjacent);
     auto kernel = std::make_unique<python::python_kernel>(std::move(adapter), name, description,
-                                                          std::move(dtypes), std::move(pairings));
+                                                          std::move(dtypes), std::move(pairings), serves);
     cli::gate_kernel_settings settings;
     settings.level = profile == "deep" ? properties::profile::deep : properties::profile::quick;
     settings.seed = seed;
     settings.replay_command = replay;
     settings.skipped = skipped_for_python();
+    settings.checks = cli::run_checks(contract, max_position, positions, selected);
     settings.between_checks = [k = kernel.get()] {
       k->stop_if_raised();
       check_signals();
@@ -471,6 +621,17 @@ PYBIND11_MODULE(_ropecheck, m) {
     result.report.tool_version = ROPECHECK_VERSION;
     result.report.profile = profile;
     result.report.seed = seed;
+    result.report.contract = contract.name;
+    result.report.contract_statement = contract.statement;
+    result.report.contract_derivation = bounds::contract_derivation(contract);
+    result.report.max_position = settings.checks.max_position;
+    result.report.selected_properties = selected;
+    result.report.baseline = baseline_name;
+    // As `ropecheck gate --baseline`: refused before the run unless its contract and the
+    // kernel's domain are this run's.
+    if (baseline != nullptr)
+      cli::check_baseline_comparable(*baseline, baseline_name, contract.name,
+                                     {{name, cli::reported_domain(cli::domain_of_run(kernel->info(), settings.checks))}});
     try {
       py::gil_scoped_release release;
       cli::gate_kernel_result r = cli::gate_kernel(kernel->info(), settings);
@@ -479,6 +640,8 @@ PYBIND11_MODULE(_ropecheck, m) {
       result.report.fixtures = std::move(r.fixtures);
       result.skipped = std::move(r.skipped);
       if (with_mutants) gate_mutants(kernel->info(), settings, result);
+      // The verdicts as the CLI's: the ratchet against the baseline, if any, then judged.
+      cli::judge_against_baseline(result.report, baseline, baseline_name);
     } catch (const python::python_kernel::kernel_raised&) {
       kernel->rethrow_pending();
     }

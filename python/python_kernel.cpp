@@ -53,7 +53,8 @@ void scatter(const fast::rope_call& call, const fast::rope_tensor& t, const py::
 }  // namespace
 
 python_kernel::python_kernel(py::object adapter, std::string name, std::string description,
-                             std::vector<dtype> dtypes, std::vector<pairing> pairings)
+                             std::vector<dtype> dtypes, std::vector<pairing> pairings,
+                             fast::kernel_domain domain)
     : adapter_(std::move(adapter)),
       name_(std::move(name)),
       description_(std::move(description)),
@@ -64,6 +65,8 @@ python_kernel::python_kernel(py::object adapter, std::string name, std::string d
   // fp8 output scale (output_scale_within_bound is skipped).
   info_ = {name_, description_, fast::angle_strategy::on_the_fly, dtypes_, pairings_,
            &python_kernel::call, this, false, false, false};
+  // What the kernel declared it serves (gate(serves=…)): the gate sends it nothing else.
+  info_.domain = domain;
 }
 
 python_kernel::~python_kernel() {

@@ -26,7 +26,7 @@ namespace ropecheck::python {
 class python_kernel {
  public:
   python_kernel(pybind11::object adapter, std::string name, std::string description,
-                std::vector<dtype> dtypes, std::vector<pairing> pairings);
+                std::vector<dtype> dtypes, std::vector<pairing> pairings, fast::kernel_domain domain = {});
   ~python_kernel();
   python_kernel(const python_kernel&) = delete;
   python_kernel& operator=(const python_kernel&) = delete;

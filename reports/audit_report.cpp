@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "reports/render_support.h"
@@ -166,6 +168,30 @@ std::string heatmap_svg(const audit_report& r) {
 
 }  // namespace
 
+json to_json(const recipe_fit& rf) {
+  if (!rf.fitted) return json(nullptr);
+  return json{{"positions", rf.positions},
+              {"inverse_frequencies", rf.inverse_frequencies},
+              {"angle", rf.angle},
+              {"trig", rf.trig},
+              {"trig_cache", rf.trig_cache},
+              {"cache_rounding", rf.cache_rounding},
+              {"attention_factor", rf.attention_factor},
+              {"arithmetic", rf.arithmetic},
+              {"output_store", rf.output_store},
+              {"output", rf.output},
+              {"bit_exact", rf.bit_exact},
+              {"residual_units", rf.residual_units},
+              {"as_contract", rf.as_contract}};
+}
+
+std::string recipe_text(const recipe_fit& rf) {
+  return fmt::format("positions {}, inverse frequencies {}, angle {}, cos/sin in {} kept in {} ({}, attention factor "
+                     "{}), arithmetic {}, output {} ({})",
+                     rf.positions, rf.inverse_frequencies, rf.angle, rf.trig, rf.trig_cache, rf.cache_rounding,
+                     rf.attention_factor, rf.arithmetic, rf.output, rf.output_store);
+}
+
 json to_json(const audit_report& r) {
   json by_position = json::array(), by_frequency = json::array(), diagnosis = json::array();
   for (const auto& b : r.by_position) by_position.push_back(bucket_json(b));
@@ -174,17 +200,7 @@ json to_json(const audit_report& r) {
     diagnosis.push_back({{"code", f.code}, {"message", f.message}, {"share", f.share}, {"evidence", f.evidence}});
   json attribution = json::array();
   for (const auto& a : r.attribution) attribution.push_back({{"stage", a.stage}, {"share", a.share}, {"units", a.units}});
-  const recipe_fit& rf = r.recipe;
-  const json recipe = rf.fitted ? json{{"positions", rf.positions},
-                                       {"inverse_frequencies", rf.inverse_frequencies},
-                                       {"angle", rf.angle},
-                                       {"trig", rf.trig},
-                                       {"trig_cache", rf.trig_cache},
-                                       {"arithmetic", rf.arithmetic},
-                                       {"output", rf.output},
-                                       {"bit_exact", rf.bit_exact},
-                                       {"residual_units", rf.residual_units}}
-                                : json(nullptr);
+  const json recipe = to_json(r.recipe);
   return {{"report", "audit"},
           {"schema_version", audit_schema_version},
           {"tool_version", r.tool_version},
@@ -307,6 +323,12 @@ audit_report audit_report_from_json(const json& j) {
     rf.trig = field<std::string>(rj, "trig", "recipe");
     rf.trig_cache = field<std::string>(rj, "trig_cache", "recipe");
     rf.arithmetic = field<std::string>(rj, "arithmetic", "recipe");
+    // cache_rounding, attention_factor and output_store came later: older reports lack them
+    // (and a contract read from such a report is refused: cli/contract_spelling.cpp).
+    for (auto [key, value] : {std::pair{"cache_rounding", &rf.cache_rounding},
+                              std::pair{"attention_factor", &rf.attention_factor},
+                              std::pair{"output_store", &rf.output_store}, std::pair{"as_contract", &rf.as_contract}})
+      if (rj.contains(key)) *value = field<std::string>(rj, key, "recipe");
     rf.output = field<std::string>(rj, "output", "recipe");
     rf.bit_exact = field<double>(rj, "bit_exact", "recipe");
     rf.residual_units = field<double>(rj, "residual_units", "recipe");
@@ -378,10 +400,11 @@ std::string render_terminal(const audit_report& r) {
   if (r.recipe.fitted) {
     const recipe_fit& rf = r.recipe;
     out += fmt::format("\nrecipe that reproduces Y best ({:.1f}% of sampled outputs bit for bit, residual {} "
-                       "units):\n  positions {}, inverse frequencies {}, angle {}, cos/sin in {} kept in {}, "
-                       "arithmetic {}, output {}\n",
-                       100 * rf.bit_exact, units(rf.residual_units), rf.positions, rf.inverse_frequencies,
-                       rf.angle, rf.trig, rf.trig_cache, rf.arithmetic, rf.output);
+                       "units):\n  {}\n",
+                       100 * rf.bit_exact, units(rf.residual_units), recipe_text(rf));
+    if (!rf.as_contract.empty())
+      out += fmt::format("  as a contract: ropecheck gate --contract '{}' (or --contract-from this audit's JSON)\n",
+                         rf.as_contract);
     out += "  attribution:";
     for (const auto& a : r.attribution) out += fmt::format(" {} {:.0f}%", a.stage, 100 * a.share);
     out += "\n";
@@ -434,11 +457,11 @@ std::string render_html(const audit_report& r) {
     recipe = fmt::format(
         "<h2>Recipe</h2>\n<p>The rounding pipeline that reproduces Y best ({:.1f}% of sampled outputs bit for bit, "
         "residual {} × 2<sup>-24</sup>): positions {}, inverse frequencies {}, angle {}, cos/sin computed in {} "
-        "and kept in {}, arithmetic {}, one rounding to {}.</p>\n<table><tr><th>stage</th><th>share of the error"
-        "</th><th>units of 2<sup>-24</sup></th></tr>\n",
+        "and kept in {} ({}, attention factor {}), arithmetic {}, one rounding to {} ({}).</p>\n<table><tr>"
+        "<th>stage</th><th>share of the error</th><th>units of 2<sup>-24</sup></th></tr>\n",
         100 * rf.bit_exact, units(rf.residual_units), xml_escape(rf.positions), xml_escape(rf.inverse_frequencies),
-        xml_escape(rf.angle), xml_escape(rf.trig), xml_escape(rf.trig_cache), xml_escape(rf.arithmetic),
-        xml_escape(rf.output));
+        xml_escape(rf.angle), xml_escape(rf.trig), xml_escape(rf.trig_cache), xml_escape(rf.cache_rounding),
+        xml_escape(rf.attention_factor), xml_escape(rf.arithmetic), xml_escape(rf.output), xml_escape(rf.output_store));
     for (const auto& a : r.attribution)
       recipe += fmt::format(
           "<tr><td>{}</td><td style=\"text-align:left\"><svg width=\"204\" height=\"12\"><rect width=\"{:.0f}\" "

@@ -56,10 +56,16 @@ struct recipe_fit {
   std::string angle;                   // float64, float32
   std::string trig;                    // where cos/sin are computed: float64, float32
   std::string trig_cache;              // what they are kept in: float64, float32, float16, bfloat16
+  std::string cache_rounding;          // nearest_even, truncation
+  std::string attention_factor;        // in_cache, after_cache
   std::string arithmetic;              // float64, float32_fma, float32, float16, bfloat16
+  std::string output_store;            // nearest_even, truncation, flush_subnormals
   std::string output;                  // the output dtype (one final rounding)
   double bit_exact = 0;                // fraction of sampled outputs the recipe matches bit for bit
   double residual_units = 0;           // mean |Y − Y_recipe| / pair norm, units of 2^-24
+  // The stages that differ from a correct kernel's, as `gate --contract` spells them
+  // ("angle=float32,trig=float32"; "exact" when none does).
+  std::string as_contract;
 };
 
 // One stage's share of the error: positions, inverse_frequencies, angle, trig_cache,
@@ -102,6 +108,11 @@ struct audit_report {
 };
 
 nlohmann::json to_json(const audit_report& report);
+// The recipe object of the audit's and identify's JSON: one field per stage of the catalog
+// (recipes/recipe_catalog.h), the output dtype and the fit's figures; null when not fitted.
+nlohmann::json to_json(const recipe_fit& recipe);
+// "positions exact, inverse frequencies pow float64, …": the recipe for a reader.
+std::string recipe_text(const recipe_fit& recipe);
 audit_report audit_report_from_json(const nlohmann::json& j);  // std::invalid_argument
 
 std::string render_terminal(const audit_report& report);

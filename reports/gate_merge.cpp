@@ -51,6 +51,9 @@ void check_same_run(const shard_file& first, const shard_file& other) {
     for (const auto& p : a.kernels[i].properties) pa.push_back(p.name);
     for (const auto& p : b.kernels[i].properties) pb.push_back(p.name);
     same(fmt::format("kernels[{}].properties", i).c_str(), list_text(pa), list_text(pb));
+    const auto domain_text = [](const std::optional<served_domain>& d) { return d ? describe(*d) : "not stated"; };
+    same(fmt::format("kernels[{}].domain", i).c_str(), domain_text(a.kernels[i].domain),
+         domain_text(b.kernels[i].domain));
   }
 }
 
@@ -249,7 +252,7 @@ gate_report merge_gate_reports(const std::vector<shard_file>& shards) {
   out.mutants.clear();
   const gate_report& first = files[0]->second;
   for (std::size_t k = 0; k < first.kernels.size(); ++k) {
-    kernel_outcome kernel{first.kernels[k].name, true, {}, std::nullopt};
+    kernel_outcome kernel{first.kernels[k].name, true, {}, std::nullopt, first.kernels[k].domain};
     for (const auto* f : files)  // a process that ended in any shard ends the kernel's run
       if (!kernel.ended && f->second.kernels[k].ended) kernel.ended = f->second.kernels[k].ended;
     for (std::size_t p = 0; p < first.kernels[k].properties.size(); ++p) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "reports/render_support.h"
 
@@ -49,8 +51,6 @@ std::string where_text(const location& l) {
   return l.text;
 }
 
-bool shown_as_failure(const property_outcome& p) { return !p.passed; }
-
 }  // namespace
 
 std::string verdict_of(const property_outcome& p) {
@@ -58,6 +58,55 @@ std::string verdict_of(const property_outcome& p) {
 }
 
 std::string verdict_of(const kernel_outcome& k) { return k.ended ? k.ended->verdict : verdict(k.passed); }
+
+std::string describe(const served_domain& d) {
+  std::vector<std::string> parts;
+  if (d.nonnegative_positions) parts.push_back("positions m >= 0");
+  if (d.max_position > 0) parts.push_back(fmt::format("|m| <= {}", d.max_position));
+  if (!d.inverse) parts.push_back("no inverse direction");
+  if (!d.attention_factor) parts.push_back("no attention factor (A = 1)");
+  if (!d.partial_rotary) parts.push_back("no partial rotary (rotary_dim = head_dim)");
+  if (!d.absent_tensor) parts.push_back("Q and K always together");
+  if (parts.empty()) return "every call";
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+namespace {
+
+json domain_json(const served_domain& d) {
+  return {{"positions", d.nonnegative_positions ? "nonnegative" : "all"},
+          {"max_position", d.max_position > 0 ? json(d.max_position) : json(nullptr)},
+          {"inverse", d.inverse},
+          {"attention_factor", d.attention_factor},
+          {"partial_rotary", d.partial_rotary},
+          {"absent_tensor", d.absent_tensor}};
+}
+
+served_domain domain_from_json(const json& j, const std::string& where) {
+  if (!j.is_object())
+    throw std::invalid_argument(fmt::format("{}: field 'domain': {} is not an object", where, detail::shown(j)));
+  const std::string at = where + ".domain";
+  served_domain d;
+  const auto positions = field<std::string>(j, "positions", at);
+  if (positions != "all" && positions != "nonnegative")
+    throw std::invalid_argument(fmt::format("{}: field 'positions': \"{}\" is not all or nonnegative", at, positions));
+  d.nonnegative_positions = positions == "nonnegative";
+  const auto max_position = field<json>(j, "max_position", at);
+  if (!max_position.is_null()) {
+    d.max_position = field<std::int64_t>(j, "max_position", at);
+    if (d.max_position < 1)
+      throw std::invalid_argument(fmt::format("{}: field 'max_position': {} is not null or >= 1", at, d.max_position));
+  }
+  d.inverse = field<bool>(j, "inverse", at);
+  d.attention_factor = field<bool>(j, "attention_factor", at);
+  d.partial_rotary = field<bool>(j, "partial_rotary", at);
+  d.absent_tensor = field<bool>(j, "absent_tensor", at);
+  return d;
+}
+
+}  // namespace
 
 void judge(gate_report& r) {
   r.passed = true;
@@ -100,6 +149,7 @@ json to_json(const gate_report& r) {
                          {"call", k.ended->call},
                          {"replay", k.ended->replay},
                          {"case", json::parse(k.ended->case_json, nullptr, false)}};
+    if (k.domain) kernel["domain"] = domain_json(*k.domain);
     kernels.push_back(std::move(kernel));
   }
   json fixtures = json::array();
@@ -116,7 +166,8 @@ json to_json(const gate_report& r) {
               {"verdict", verdict(r.passed)},
               {"profile", r.profile},
               {"seed", r.seed},
-              {"contract", {{"name", r.contract}, {"statement", r.contract_statement}}},
+              {"contract",
+               {{"name", r.contract}, {"statement", r.contract_statement}, {"derivation", r.contract_derivation}}},
               {"max_position", r.max_position > 0 ? json(r.max_position) : json(nullptr)},
               {"selected_properties", r.selected_properties},
               {"baseline", r.baseline.empty() ? json(nullptr) : json(r.baseline)},
@@ -155,6 +206,8 @@ gate_report gate_report_from_json(const json& j) {
     const auto contract = field<json>(j, "contract", "report");
     r.contract = field<std::string>(contract, "name", "contract");
     r.contract_statement = field<std::string>(contract, "statement", "contract");
+    // The derivation came later: older reports lack it.
+    if (contract.contains("derivation")) r.contract_derivation = field<std::string>(contract, "derivation", "contract");
     const auto max_position = field<json>(j, "max_position", "report");
     r.max_position = max_position.is_null() ? 0 : field<std::int64_t>(j, "max_position", "report");
     r.selected_properties = field<std::vector<std::string>>(j, "selected_properties", "report");
@@ -175,7 +228,7 @@ gate_report gate_report_from_json(const json& j) {
   const json& kernels = detail::array_field(j, "kernels", "report");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string where = fmt::format("kernels[{}]", i);
-    kernel_outcome k{field<std::string>(kernels[i], "name", where), true, {}, std::nullopt};
+    kernel_outcome k{field<std::string>(kernels[i], "name", where), true, {}, std::nullopt, std::nullopt};
     const auto kernel_verdict = field<std::string>(kernels[i], "verdict", where);
     if (kernel_verdict == "crashed" || kernel_verdict == "timed_out") {
       const json& e = field<json>(kernels[i], "ended", where);
@@ -190,6 +243,7 @@ gate_report gate_report_from_json(const json& j) {
     } else {
       k.passed = verdict_field(kernels[i], where);
     }
+    if (kernels[i].contains("domain")) k.domain = domain_from_json(kernels[i]["domain"], where);
     const json& properties = detail::array_field(kernels[i], "properties", where);
     for (std::size_t p = 0; p < properties.size(); ++p) {
       const std::string at = fmt::format("{}.properties[{}]", where, p);
@@ -354,12 +408,17 @@ std::string worst_line(const property_outcome& p) {
 std::string header_lines(const gate_report& r) {
   std::string out = fmt::format("contract: {}{}\n", r.contract,
                                 r.contract_statement.empty() ? "" : " (" + r.contract_statement + ")");
+  if (!r.contract_derivation.empty() && r.contract != "exact")
+    out += fmt::format("contract bound: the exact bound plus, per output, {}\n", r.contract_derivation);
   if (r.max_position > 0) out += fmt::format("max position: |m| <= {} (--max-position)\n", r.max_position);
   if (!r.selected_properties.empty()) {
     std::string list;
     for (const auto& p : r.selected_properties) list += (list.empty() ? "" : ", ") + p;
     out += fmt::format("properties: {} (the others not run)\n", list);
   }
+  for (const auto& k : r.kernels)  // a kernel gated on less than every call says on what
+    if (k.domain && !(*k.domain == served_domain{}))
+      out += fmt::format("domain of {}: {}\n", k.name, describe(*k.domain));
   if (!r.baseline.empty()) out += fmt::format("baseline: {}\n", r.baseline);
   if (r.shard_count > 1)
     out += fmt::format("shard: {}/{} (block {} of {} of every property's cases{}; "
@@ -369,23 +428,230 @@ std::string header_lines(const gate_report& r) {
   return out;
 }
 
+
+// --- The order a maintainer reads failures in: what is new first, what was known apart. ---
+
+// A "baseline/<kernel>/<property>" or "baseline/<fixture>" row: the ratchet's comparison of one
+// property or fixture with the --baseline report (cli/command_gate.cpp apply_baseline). A
+// failing row is a regression of the property or fixture it names.
+constexpr std::string_view baseline_prefix = "baseline/";
+bool is_baseline_row(const fixture_outcome& f) { return f.name.starts_with(baseline_prefix); }
+
+// One failure to show in full: a property's (kernel and property set) or a fixture's; with the
+// failing baseline row that makes it a regression, if it is one.
+struct failure_item {
+  const kernel_outcome* kernel = nullptr;
+  const property_outcome* property = nullptr;
+  const fixture_outcome* fixture = nullptr;
+  const fixture_outcome* regression = nullptr;
+};
+
+struct failure_order {
+  std::vector<failure_item> regressions;  // newly failing, or worst/bound grown > 10%
+  std::vector<failure_item> failures;     // every other failure (no baseline, or not in it)
+  std::vector<failure_item> known;        // failed in the baseline too, by no more
+  std::vector<const fixture_outcome*> comparisons;  // every baseline row
+};
+
+// A fixture that failed in the baseline too, by no more (apply_baseline lets it pass, so saying).
+bool known_fixture(const fixture_outcome& f) { return f.passed && f.detail.starts_with("known failure"); }
+std::string fixture_verdict(const fixture_outcome& f) { return known_fixture(f) ? "known_failure" : verdict(f.passed); }
+
+failure_order order_failures(const gate_report& r) {
+  failure_order o;
+  std::vector<const fixture_outcome*> regressed;
+  for (const auto& f : r.fixtures) {
+    if (!is_baseline_row(f)) continue;
+    o.comparisons.push_back(&f);
+    if (!f.passed) regressed.push_back(&f);
+  }
+  // The failing row that names `label`, taken from `regressed` (each names one thing).
+  const auto regression_of = [&regressed](const std::string& label) -> const fixture_outcome* {
+    const auto it = std::find_if(regressed.begin(), regressed.end(), [&label](const fixture_outcome* f) {
+      return std::string_view(f->name).substr(baseline_prefix.size()) == label;
+    });
+    if (it == regressed.end()) return nullptr;
+    const fixture_outcome* row = *it;
+    regressed.erase(it);
+    return row;
+  };
+  for (const auto& k : r.kernels)
+    for (const auto& p : k.properties) {
+      if (const fixture_outcome* row = regression_of(k.name + "/" + p.name)) {
+        o.regressions.push_back({&k, &p, nullptr, row});
+      } else if (p.status == "known_failure") {
+        o.known.push_back({&k, &p, nullptr, nullptr});
+      } else if (!p.passed) {
+        o.failures.push_back({&k, &p, nullptr, nullptr});
+      }
+    }
+  for (const auto& f : r.fixtures) {
+    if (is_baseline_row(f)) continue;
+    if (const fixture_outcome* row = regression_of(f.name)) o.regressions.push_back({nullptr, nullptr, &f, row});
+    else if (!f.passed) o.failures.push_back({nullptr, nullptr, &f, nullptr});
+    else if (known_fixture(f)) o.known.push_back({nullptr, nullptr, &f, nullptr});
+  }
+  // A failing row that names nothing in this report (one edited by hand) still shows.
+  for (const fixture_outcome* row : regressed) o.regressions.push_back({nullptr, nullptr, row, row});
+  return o;
+}
+
+// "<kernel> / <property>" or "fixture <name>".
+std::string title_of(const failure_item& f) {
+  return f.property != nullptr ? f.kernel->name + " / " + f.property->name : "fixture " + f.fixture->name;
+}
+
+// --- A failure without a ratio (bit-exact or status properties): the first differing bits. ---
+
+// The bit fields of a storage dtype, from its most significant bit: sign, exponent, mantissa
+// (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2).
+struct bit_layout {
+  std::string_view dtype;
+  int bits;
+  int mantissa_bits;
+};
+constexpr bit_layout bit_layouts[] = {{"float32", 32, 23}, {"float16", 16, 10}, {"bfloat16", 16, 7},
+                                      {"float8_e4m3fn", 8, 3}, {"float8_e5m2", 8, 2}};
+
+std::string field_of_bit(int bit, const bit_layout& l) {
+  if (bit == l.bits - 1) return "sign";
+  if (bit >= l.mantissa_bits) return fmt::format("exponent bit {}", bit - l.mantissa_bits);
+  return fmt::format("mantissa bit {}", bit);
+}
+
+// The two bit patterns a bit-exact property's message names ("… bits 0x3f800000 vs … bits
+// 0x3f800001", properties/kernel_properties_exact.cpp show_bits), as "0x3f800000 vs 0x3f800001:
+// xor 0x00000001, highest differing bit 0 (mantissa bit 0)"; empty when the message names none.
+std::string differing_bits(const property_outcome& p) {
+  constexpr std::string_view key = "bits 0x";
+  std::vector<unsigned long long> values;
+  for (std::size_t at = p.message.find(key); at != std::string::npos && values.size() < 2;
+       at = p.message.find(key, at + key.size())) {
+    const std::size_t start = at + key.size();
+    const std::size_t end = p.message.find_first_not_of("0123456789abcdefABCDEF", start);
+    const std::string hex = p.message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (hex.empty() || hex.size() > 16) return {};
+    values.push_back(std::stoull(hex, nullptr, 16));
+  }
+  if (values.size() != 2 || values[0] == values[1]) return {};
+  const std::string dtype = p.name.substr(p.name.rfind('/') + 1);
+  const auto* layout = std::find_if(std::begin(bit_layouts), std::end(bit_layouts),
+                                    [&dtype](const bit_layout& l) { return l.dtype == dtype; });
+  const int digits = layout != std::end(bit_layouts) ? layout->bits / 4 : 8;
+  const unsigned long long x = values[0] ^ values[1];
+  const int highest = 63 - __builtin_clzll(x);
+  std::string out = fmt::format("0x{:0{}x} vs 0x{:0{}x}: xor 0x{:0{}x}, highest differing bit {}", values[0], digits,
+                                values[1], digits, x, digits, highest);
+  if (layout != std::end(bit_layouts) && highest < layout->bits)
+    out += fmt::format(" ({} of {})", field_of_bit(highest, *layout), dtype);
+  return out;
+}
+
+// The worst/bound column: a ratio, or for a failure that has none what failed instead.
+std::string ratio_column(const property_outcome& p) {
+  if (p.passed || p.worst_over_bound != 0) return ratio(p.worst_over_bound);
+  return differing_bits(p).empty() ? "no ratio" : "bits differ";
+}
+
+// The line under a failure's message: where its worst case is, or the first differing bits.
+std::string evidence_line(const property_outcome& p) {
+  if (p.worst_over_bound > 0) return worst_line(p);
+  const std::string bits = differing_bits(p);
+  if (!bits.empty()) return "first differing bits: " + bits;
+  return "";
+}
+
+// "2 regressions against the baseline, 1 other failure, 4 known failures".
+std::string failure_counts(const failure_order& o, bool baseline) {
+  const auto n = [](std::size_t count, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", count, count == 1 ? one : many);
+  };
+  std::vector<std::string> parts;
+  if (baseline) parts.push_back(n(o.regressions.size(), "regression against the baseline", "regressions against the baseline"));
+  if (!o.failures.empty() || !baseline)
+    parts.push_back(n(o.failures.size(), baseline ? "other failure" : "failure", baseline ? "other failures" : "failures"));
+  if (baseline) parts.push_back(n(o.known.size(), "known failure", "known failures"));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// The comparison behind a regression: the baseline row's words ("newly fails; worst/bound 3.9 now,
+// 0.91 in OLD.json").
+std::string regression_text(const failure_item& f) {
+  return f.regression == nullptr ? "" : f.regression->detail;
+}
+
+// One failure in full (`full`: with its shrunk counterexample) for the terminal.
+std::string terminal_block(const failure_item& f, bool full) {
+  std::string out;
+  if (f.property != nullptr) {
+    const property_outcome& p = *f.property;
+    out += fmt::format("\n{}: {}{}\n", title_of(f), verdict_of(p), f.regression ? " — REGRESSION" : "");
+    if (f.regression) out += fmt::format("  against the baseline: {}\n", regression_text(f));
+    if (!p.message.empty()) out += fmt::format("  message: {}\n", p.message);
+    if (const std::string e = evidence_line(p); !e.empty()) out += fmt::format("  {}\n", e);
+    if (full && !p.counterexample.empty())
+      out += fmt::format("  counterexample (shrunk):\n{}\n", indented(p.counterexample, "    "));
+    if (!p.replay.empty()) out += fmt::format("  replay: {}\n", p.replay);
+  } else {
+    out += fmt::format("\n{}: {}{}\n", title_of(f), fixture_verdict(*f.fixture), f.regression ? " — REGRESSION" : "");
+    if (f.regression && f.regression != f.fixture)
+      out += fmt::format("  against the baseline: {}\n", regression_text(f));
+    out += fmt::format("  {}\n", f.fixture->detail);
+  }
+  return out;
+}
+
+// The same for Markdown: a <details> block, open for what is new.
+std::string markdown_block(const failure_item& f, bool open) {
+  std::string out = fmt::format("\n<details{}><summary>{}: {}{}</summary>\n\n", open ? " open" : "", title_of(f),
+                                f.property != nullptr ? verdict_of(*f.property) : fixture_verdict(*f.fixture),
+                                f.regression ? " — <b>regression</b>" : "");
+  if (f.regression) out += fmt::format("**Against the baseline:** {}\n\n", regression_text(f));
+  if (f.property != nullptr) {
+    const property_outcome& p = *f.property;
+    const std::string evidence = evidence_line(p);
+    out += fmt::format("**Message:** {}\n\n", p.message.empty() ? "—" : p.message);
+    if (!evidence.empty()) out += fmt::format("**{}:** {}\n\n", p.worst_over_bound > 0 ? "Worst case" : "Bits", evidence);
+    if (!p.counterexample.empty()) out += fmt::format("**Counterexample (shrunk):**\n\n```\n{}\n```\n\n", p.counterexample);
+    if (!p.replay.empty()) out += fmt::format("**Replay:** `{}`\n", p.replay);
+  } else if (f.fixture != f.regression) {
+    out += fmt::format("```\n{}\n```\n", f.fixture->detail);
+  }
+  return out + "</details>\n";
+}
+
 }  // namespace
 
 std::string render_terminal(const gate_report& r) {
-  std::size_t kernel_width = 6, property_width = 8, fixture_width = 7;
+  std::size_t kernel_width = 6, property_width = 8, fixture_width = 7, comparison_width = 8;
   for (const auto& k : r.kernels) {
     kernel_width = std::max(kernel_width, k.name.size());
     for (const auto& p : k.properties) property_width = std::max(property_width, p.name.size());
   }
-  for (const auto& f : r.fixtures) fixture_width = std::max(fixture_width, f.name.size());
+  for (const auto& f : r.fixtures)
+    (is_baseline_row(f) ? comparison_width : fixture_width) =
+        std::max(is_baseline_row(f) ? comparison_width : fixture_width, f.name.size());
+  const failure_order o = order_failures(r);
+  const bool baseline = !r.baseline.empty();
   std::string out = fmt::format("ropecheck gate — profile {}, seed {}\n", r.profile, r.seed);
-  out += header_lines(r) + "\n";
-  out += fmt::format("{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}\n", "kernel", kernel_width, "property",
+  out += header_lines(r);
+  // What is new first: the regressions (each with its own counterexample), then the other
+  // failures; the table, the fixtures and the known failures after.
+  if (!o.regressions.empty() || !o.failures.empty() || !o.known.empty())
+    out += fmt::format("\nverdict: {} — {}\n", r.passed ? "PASS" : "FAIL", failure_counts(o, baseline));
+  if (!o.regressions.empty())
+    out += fmt::format("\nREGRESSIONS against the baseline {} (what is new):\n", r.baseline);
+  for (const auto& f : o.regressions) out += terminal_block(f, true);
+  if (baseline && !o.failures.empty()) out += "\nother failures (the baseline has nothing to compare them with):\n";
+  for (const auto& f : o.failures) out += terminal_block(f, true);
+  out += fmt::format("\n{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}\n", "kernel", kernel_width, "property",
                      property_width, "verdict", "cases", "worst/bound");
   for (const auto& k : r.kernels) {
     for (const auto& p : k.properties) {
       out += fmt::format("{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}", k.name, kernel_width, p.name,
-                         property_width, verdict_of(p), p.cases, ratio(p.worst_over_bound));
+                         property_width, verdict_of(p), p.cases, ratio_column(p));
       if (p.status == "skipped" || p.status == "not_run") out += "  " + p.detail;
       out += "\n";
     }
@@ -396,34 +662,33 @@ std::string render_terminal(const gate_report& r) {
     out += fmt::format("\n{}: {} — {} during {}\n  call: {}\n  replay: {}\n", k.name, k.ended->verdict,
                        k.ended->cause, k.ended->property, k.ended->call, k.ended->replay);
   }
-  // Each failure (and known failure) in full: what failed, where the worst case is, the shrunk
-  // counterexample, the replay line.
-  for (const auto& k : r.kernels) {
-    for (const auto& p : k.properties) {
-      if (!shown_as_failure(p)) continue;
-      out += fmt::format("\n{} / {}: {}\n", k.name, p.name, verdict_of(p));
-      if (!p.message.empty()) out += fmt::format("  message: {}\n", p.message);
-      if (p.worst_over_bound > 0) out += fmt::format("  {}\n", worst_line(p));
-      if (!p.counterexample.empty())
-        out += fmt::format("  counterexample (shrunk):\n{}\n", indented(p.counterexample, "    "));
-      if (!p.replay.empty()) out += fmt::format("  replay: {}\n", p.replay);
-    }
-  }
-  if (!r.fixtures.empty()) {
+  if (r.fixtures.size() > o.comparisons.size()) {
     out += fmt::format("\n{:<{}}  {:>7}  {:>7}  {:>11}\n", "fixture", fixture_width, "verdict",
                        "values", "worst/bound");
     for (const auto& f : r.fixtures) {
+      if (is_baseline_row(f)) continue;
       out += fmt::format("{:<{}}  {:>7}  {:>7}  {:>11}\n", f.name, fixture_width, verdict(f.passed),
                          f.values, ratio(f.worst_over_bound));
-      if (!f.passed) out += fmt::format("    {}\n", f.detail);
+      // A fixture that judged nothing was not sent (its dtype or the kernel's domain): why.
+      if (!f.passed || f.values == 0) out += fmt::format("    {}\n", f.detail);
     }
   }
-  std::size_t failed_kernels = 0, known = 0;
-  for (const auto& k : r.kernels) {
-    failed_kernels += k.passed ? 0 : 1;
-    for (const auto& p : k.properties) known += p.status == "known_failure" ? 1 : 0;
+  std::size_t failed_kernels = 0;
+  for (const auto& k : r.kernels) failed_kernels += k.passed ? 0 : 1;
+  // Known failures apart, after everything new: they do not fail the run.
+  if (!o.known.empty()) {
+    out += fmt::format("\n{} known failures (failed in the baseline too, worst/bound not grown by more than 10%):\n",
+                       o.known.size());
+    for (const auto& f : o.known) out += terminal_block(f, false);
   }
-  if (known > 0) out += fmt::format("\n{} known failures (failed in the baseline too, worst/bound not grown by more than 10%)\n", known);
+  if (!o.comparisons.empty()) {
+    out += fmt::format("\nagainst the baseline {}: {} compared, {} regressed (now/before of worst/bound)\n",
+                       r.baseline, o.comparisons.size(), o.regressions.size());
+    for (const fixture_outcome* f : o.comparisons)
+      if (!f->passed)
+        out += fmt::format("{:<{}}  {:>7}  {:>10}  {}\n", f->name, comparison_width, verdict(f->passed),
+                           ratio(f->worst_over_bound), f->detail);
+  }
   out += render_mutants_terminal(r);
   out += fmt::format("\ngate: {} ({} kernels, {} failed; {} fixture checks)\n",
                      r.passed ? "PASS" : "FAIL", r.kernels.size(), failed_kernels, r.fixtures.size());
@@ -431,13 +696,20 @@ std::string render_terminal(const gate_report& r) {
 }
 
 std::string render_markdown(const gate_report& r) {
+  const failure_order o = order_failures(r);
   std::string out = fmt::format("### ropecheck gate: {}\n\nProfile `{}`, seed `{}`, contract `{}`.",
                                 r.passed ? "✅ pass" : "❌ fail", r.profile, r.seed, r.contract);
   if (r.max_position > 0) out += fmt::format(" Positions |m| ≤ {}.", r.max_position);
   if (!r.baseline.empty()) out += fmt::format(" Baseline `{}`.", r.baseline);
   if (r.shard_count > 1) out += fmt::format(" Shard {}/{} only.", r.shard_index, r.shard_count);
   out += "\n\n";
-  out += "| kernel | verdict | worst/bound | failed properties |\n|---|---|---|---|\n";
+  if (!o.regressions.empty() || !o.failures.empty() || !o.known.empty())
+    out += fmt::format("**{}.**\n", failure_counts(o, !r.baseline.empty()));
+  if (!o.regressions.empty()) out += "\n#### Regressions against the baseline\n";
+  for (const auto& f : o.regressions) out += markdown_block(f, true);
+  if (!o.failures.empty()) out += r.baseline.empty() ? "\n#### Failures\n" : "\n#### Other failures\n";
+  for (const auto& f : o.failures) out += markdown_block(f, true);
+  out += "\n| kernel | verdict | worst/bound | failed properties |\n|---|---|---|---|\n";
   for (const auto& k : r.kernels) {
     double worst = 0;
     std::string failed;
@@ -453,17 +725,12 @@ std::string render_markdown(const gate_report& r) {
                        failed.empty() ? "—" : failed);
   }
   std::size_t fixtures_failed = 0;
-  for (const auto& f : r.fixtures) fixtures_failed += f.passed ? 0 : 1;
-  out += fmt::format("\nFixtures: {} checked, {} failed.\n", r.fixtures.size(), fixtures_failed);
-  for (const auto& k : r.kernels) {
-    for (const auto& p : k.properties) {
-      if (p.passed) continue;
-      out += fmt::format(
-          "\n<details><summary>{} / {}: {}</summary>\n\n**Message:** {}\n\n**Worst case:** {}\n\n"
-          "**Counterexample (shrunk):**\n\n```\n{}\n```\n\n**Replay:** `{}`\n</details>\n",
-          k.name, p.name, verdict_of(p), p.message.empty() ? "—" : p.message, worst_line(p),
-          p.counterexample, p.replay);
-    }
+  for (const auto& f : r.fixtures) fixtures_failed += !f.passed && !is_baseline_row(f) ? 1 : 0;
+  out += fmt::format("\nFixtures: {} checked, {} failed.\n", r.fixtures.size() - o.comparisons.size(), fixtures_failed);
+  if (!o.known.empty()) {
+    out += fmt::format("\n#### Known failures ({}: failed in the baseline too, worst/bound not grown by more than 10%)\n",
+                       o.known.size());
+    for (const auto& f : o.known) out += markdown_block(f, false);
   }
   if (!r.mutants.empty()) {
     out += fmt::format("\n#### Mutants: {} of {} killed\n\n| mutant | imitates | killed | killed by |\n|---|---|---|---|\n",
@@ -476,42 +743,80 @@ std::string render_markdown(const gate_report& r) {
 }
 
 std::string render_junit(const gate_report& r) {
-  std::size_t tests = r.fixtures.size() + r.mutants.size(), failures = 0, skipped = 0;
-  for (const auto& k : r.kernels) tests += k.properties.size();
+  const failure_order o = order_failures(r);
+  std::size_t tests = 0, failures = 0, skipped = 0;
   std::string cases;
-  for (const auto& k : r.kernels) {
-    for (const auto& p : k.properties) {
-      cases += fmt::format("    <testcase classname=\"ropecheck.kernel.{}\" name=\"{}\">\n",
-                           xml_escape(k.name), xml_escape(p.name));
-      cases += fmt::format("      <system-out>{} cases {} worst_over_bound {}{}</system-out>\n",
-                           verdict_of(p), p.cases, ratio(p.worst_over_bound),
-                           p.detail.empty() ? "" : xml_escape("; " + p.detail));
-      if (p.status == "skipped" || p.status == "not_run") {
-        ++skipped;
-        cases += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(p.detail));
-      } else if (p.status == "known_failure") {
-        cases += fmt::format("      <system-err>known failure: {}\n{}</system-err>\n",
-                             xml_escape(p.message), xml_escape(worst_line(p)));
-      } else if (!p.passed) {
-        ++failures;
-        cases += fmt::format("      <failure message=\"{}\">{}\n{}\n{}</failure>\n",
-                             xml_escape(p.name + " failed: " + p.message), xml_escape(worst_line(p)),
-                             xml_escape(p.counterexample), xml_escape(p.replay));
-      }
-      cases += "    </testcase>\n";
+  // Regressions first, then the other failures, then every other test case in report order. A
+  // baseline row is the comparison of one test case (shown in that case's failure), not a test.
+  std::vector<const property_outcome*> shown_properties;
+  std::vector<const fixture_outcome*> shown_fixtures;
+  const auto property_case = [&](const kernel_outcome& k, const property_outcome& p, const fixture_outcome* regression) {
+    ++tests;
+    shown_properties.push_back(&p);
+    cases += fmt::format("    <testcase classname=\"ropecheck.kernel.{}\" name=\"{}\">\n",
+                         xml_escape(k.name), xml_escape(p.name));
+    cases += fmt::format("      <system-out>{} cases {} worst_over_bound {}{}</system-out>\n",
+                         verdict_of(p), p.cases, ratio(p.worst_over_bound),
+                         p.detail.empty() ? "" : xml_escape("; " + p.detail));
+    if (regression != nullptr) {
+      ++failures;
+      cases += fmt::format("      <failure message=\"{}\">{}\n{}\n{}\n{}</failure>\n",
+                           xml_escape(p.name + " regressed against the baseline: " + regression->detail +
+                                      (p.message.empty() ? "" : "; " + p.message)),
+                           xml_escape(regression->detail), xml_escape(evidence_line(p)),
+                           xml_escape(p.counterexample), xml_escape(p.replay));
+    } else if (p.status == "skipped" || p.status == "not_run") {
+      ++skipped;
+      cases += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(p.detail));
+    } else if (p.status == "known_failure") {
+      ++skipped;
+      cases += fmt::format("      <skipped message=\"{}\"/>\n",
+                           xml_escape("known failure (failed in the baseline too, not grown by more than 10%): " +
+                                      p.message));
+      cases += fmt::format("      <system-err>{}\n{}\n{}</system-err>\n", xml_escape(evidence_line(p)),
+                           xml_escape(p.counterexample), xml_escape(p.replay));
+    } else if (!p.passed) {
+      ++failures;
+      cases += fmt::format("      <failure message=\"{}\">{}\n{}\n{}</failure>\n",
+                           xml_escape(p.name + " failed: " + p.message), xml_escape(evidence_line(p)),
+                           xml_escape(p.counterexample), xml_escape(p.replay));
     }
-  }
-  for (const auto& f : r.fixtures) {
-    cases += fmt::format("    <testcase classname=\"ropecheck.fixture\" name=\"{}\">\n",
-                         xml_escape(f.name));
-    if (!f.passed) {
+    cases += "    </testcase>\n";
+  };
+  const auto fixture_case = [&](const fixture_outcome& f, const fixture_outcome* regression) {
+    ++tests;
+    shown_fixtures.push_back(&f);
+    cases += fmt::format("    <testcase classname=\"ropecheck.fixture\" name=\"{}\">\n", xml_escape(f.name));
+    if (regression != nullptr) {
+      ++failures;
+      cases += fmt::format("      <failure message=\"{}\">{}\n{}</failure>\n",
+                           xml_escape(f.name + " regressed against the baseline: " + regression->detail),
+                           xml_escape(regression->detail), xml_escape(f.detail));
+    } else if (known_fixture(f)) {
+      ++skipped;
+      cases += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(f.detail));
+    } else if (!f.passed) {
       ++failures;
       cases += fmt::format("      <failure message=\"{}\">{}</failure>\n",
                            xml_escape(f.name + " failed"), xml_escape(f.detail));
     }
     cases += "    </testcase>\n";
-  }
+  };
+  for (const auto& list : {&o.regressions, &o.failures})
+    for (const auto& f : *list) {
+      if (f.property != nullptr) property_case(*f.kernel, *f.property, f.regression);
+      else fixture_case(*f.fixture, f.regression);
+    }
+  const auto shown = [](const auto& list, const auto* item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  for (const auto& k : r.kernels)
+    for (const auto& p : k.properties)
+      if (!shown(shown_properties, &p)) property_case(k, p, nullptr);
+  for (const auto& f : r.fixtures)
+    if (!is_baseline_row(f) && !shown(shown_fixtures, &f)) fixture_case(f, nullptr);
   for (const auto& m : r.mutants) {
+    ++tests;
     cases += fmt::format("    <testcase classname=\"ropecheck.mutant\" name=\"{}\">\n",
                          xml_escape(m.name));
     cases += fmt::format("      <system-out>killed by {}</system-out>\n", xml_escape(killers_of(m, "")));
@@ -578,54 +883,118 @@ std::string error_versus_position_svg(const property_outcome& p) {
 
 }  // namespace
 
+namespace {
+
+// One failure as an HTML section, anchored `id` (the compact table links to it).
+std::string html_section(const failure_item& f, const std::string& id, std::string_view kind) {
+  std::string out = fmt::format("<section class=\"failure {}\" id=\"{}\"><h3>{}: <span class=\"fail\">{}</span>{}</h3>\n",
+                                kind, id, xml_escape(title_of(f)),
+                                f.property != nullptr ? verdict_of(*f.property) : fixture_verdict(*f.fixture),
+                                f.regression ? " <span class=\"tag\">regression</span>" : "");
+  if (f.regression) out += fmt::format("<p class=\"against\"><b>Against the baseline:</b> {}</p>\n", xml_escape(regression_text(f)));
+  if (f.property == nullptr) {
+    if (f.fixture != f.regression) out += fmt::format("<pre>{}</pre>\n", xml_escape(f.fixture->detail));
+    return out + "</section>\n";
+  }
+  const property_outcome& p = *f.property;
+  out += fmt::format("<p><b>Message:</b> {}</p>\n", xml_escape(p.message.empty() ? "-" : p.message));
+  if (const std::string e = evidence_line(p); !e.empty())
+    out += fmt::format("<p><b>{}:</b> {}</p>\n", p.worst_over_bound > 0 ? "Worst case" : "Bits", xml_escape(e));
+  out += error_versus_position_svg(p);
+  if (!p.counterexample.empty())
+    out += fmt::format("<p><b>Counterexample (shrunk):</b></p><pre>{}</pre>\n", xml_escape(p.counterexample));
+  if (!p.replay.empty()) out += fmt::format("<p><b>Replay:</b></p><pre class=\"replay\">{}</pre>\n", xml_escape(p.replay));
+  return out + "</section>\n";
+}
+
+}  // namespace
+
 std::string render_html(const gate_report& r) {
-  std::string rows;
+  const failure_order o = order_failures(r);
+  // The failures first, each anchored; the compact table links to them.
+  std::string sections;
+  std::vector<std::pair<const void*, std::string>> anchors;  // property or fixture → section id
+  const auto add = [&](const std::vector<failure_item>& items, std::string_view heading, std::string_view kind) {
+    if (items.empty()) return;
+    sections += fmt::format("<h2>{}</h2>\n", heading);
+    for (const auto& f : items) {
+      const std::string id = fmt::format("failure-{}", anchors.size() + 1);
+      anchors.emplace_back(f.property != nullptr ? static_cast<const void*>(f.property) : f.fixture, id);
+      sections += html_section(f, id, kind);
+    }
+  };
+  const bool baseline = !r.baseline.empty();
+  add(o.regressions, "Regressions against the baseline", "regression");
+  add(o.failures, baseline ? "Other failures" : "Failures", "new");
+  add(o.known, "Known failures (failed in the baseline too, not grown by more than 10%)", "known");
+  const auto link = [&anchors](const void* item, const std::string& text) {
+    for (const auto& [what, id] : anchors)
+      if (what == item) return fmt::format("<a href=\"#{}\">{}</a>", id, text);
+    return text;
+  };
+  // The compact table: what ran, failing rows linked; skipped and not-run rows folded below it.
+  std::string rows, folded;
+  std::size_t folded_count = 0;
   for (const auto& k : r.kernels) {
     for (const auto& p : k.properties) {
-      rows += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                          verdict_of(p), xml_escape(k.name), xml_escape(p.name), verdict_of(p),
-                          p.cases, ratio(p.worst_over_bound),
-                          xml_escape(p.passed ? p.detail : where_text(p.worst)));
+      const bool fold = p.status == "skipped" || p.status == "not_run";
+      const bool regressed = std::any_of(o.regressions.begin(), o.regressions.end(),
+                                         [&p](const failure_item& f) { return f.property == &p; });
+      (fold ? folded : rows) += fmt::format(
+          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          regressed ? "regression" : verdict_of(p),
+          xml_escape(k.name), link(&p, xml_escape(p.name)), verdict_of(p), p.cases, ratio_column(p),
+          xml_escape(p.passed && p.status.empty() ? p.detail : p.worst_over_bound > 0 ? where_text(p.worst)
+                                                               : fold ? p.detail : evidence_line(p)));
+      folded_count += fold ? 1 : 0;
     }
   }
   for (const auto& f : r.fixtures) {
+    if (is_baseline_row(f)) continue;
     rows += fmt::format("<tr class=\"{}\"><td>fixture</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                        verdict(f.passed), xml_escape(f.name), verdict(f.passed), f.values,
-                        ratio(f.worst_over_bound), f.passed ? "" : xml_escape(f.detail));
+                        known_fixture(f) ? "known_failure" : verdict(f.passed), link(&f, xml_escape(f.name)),
+                        verdict(f.passed), f.values, ratio(f.worst_over_bound),
+                        f.passed && !known_fixture(f) ? "" : xml_escape(f.detail));
   }
   for (const auto& m : r.mutants) {
     rows += fmt::format("<tr class=\"{}\"><td>mutant {}</td><td>{}</td><td>{}</td><td>{}</td><td></td><td></td></tr>\n",
                         verdict(m.killed), xml_escape(m.name), xml_escape(killers_of(m, "")),
                         m.killed ? "killed" : "survived", m.killed_by.size());
   }
-  std::string failures;
-  for (const auto& k : r.kernels) {
-    for (const auto& p : k.properties) {
-      if (!shown_as_failure(p)) continue;
-      failures += fmt::format(
-          "<section class=\"failure\"><h3>{} / {}: <span class=\"fail\">{}</span></h3>\n"
-          "<p><b>Message:</b> {}</p>\n<p><b>Worst case:</b> {}</p>\n{}"
-          "<p><b>Counterexample (shrunk):</b></p><pre>{}</pre>\n<p><b>Replay:</b></p><pre>{}</pre></section>\n",
-          xml_escape(k.name), xml_escape(p.name), verdict_of(p),
-          xml_escape(p.message.empty() ? "-" : p.message), xml_escape(worst_line(p)),
-          error_versus_position_svg(p), xml_escape(p.counterexample), xml_escape(p.replay));
-    }
+  const std::string head = "<tr><th>kernel</th><th>property / fixture</th><th>verdict</th><th>cases</th>"
+                           "<th>worst/bound</th><th>worst case / note</th></tr>\n";
+  std::string table = "<h2>Results</h2>\n<table>" + head + rows + "</table>\n";
+  if (folded_count > 0)
+    table += fmt::format("<details><summary>{} skipped or not run</summary>\n<table>{}{}</table></details>\n",
+                         folded_count, head, folded);
+  // The ratchet's comparisons: now against before, apart from the fixtures.
+  if (!o.comparisons.empty()) {
+    table += fmt::format("<h2>Against the baseline {}</h2>\n<table><tr><th>property / fixture</th><th>verdict</th>"
+                         "<th>worst/bound now / before</th><th>comparison</th></tr>\n",
+                         xml_escape(r.baseline));
+    for (const fixture_outcome* f : o.comparisons)
+      table += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", verdict(f->passed),
+                           xml_escape(std::string_view(f->name).substr(baseline_prefix.size())),
+                           f->passed ? "unchanged" : "regressed", ratio(f->worst_over_bound), xml_escape(f->detail));
+    table += "</table>\n";
   }
-  for (const auto& f : r.fixtures)
-    if (!f.passed)
-      failures += fmt::format("<section class=\"failure\"><h3>fixture {}</h3><pre>{}</pre></section>\n",
-                              xml_escape(f.name), xml_escape(f.detail));
+  const std::string counts = o.regressions.empty() && o.failures.empty() && o.known.empty()
+                                 ? "every property and fixture passed"
+                                 : failure_counts(o, baseline);
   return detail::html_page(
       "ropecheck gate: " + verdict(r.passed),
-      "tr.fail,tr.known_failure{background:#fdd}tr.skipped td,tr.not_run td{color:#888}"
-      "section.failure{border-top:1px solid #ccc;margin-top:1.5em}",
+      "tr.fail,tr.regression{background:#fdd}tr.known_failure{background:#f4f0e0}tr.skipped td,tr.not_run td{color:#888}"
+      "section.failure{border-top:1px solid #ccc;margin-top:1.5em}section.regression{border-left:6px solid #b00;padding-left:.8em}"
+      "section.known{border-left:6px solid #ccb;padding-left:.8em;color:#555}section.known .fail{color:#876}"
+      ".tag{background:#b00;color:#fff;padding:0 .4em;border-radius:.2em;font-size:80%}"
+      "p.verdict{font-size:120%}pre.replay{word-break:break-all}h1{margin-bottom:.2em}",
       fmt::format("<h1>ropecheck gate: <span class=\"{0}\">{0}</span></h1>\n"
-                  "<p>profile {1}, seed {2}</p>\n<pre>{3}</pre>\n"
-                  "<table><tr><th>kernel</th><th>property / fixture</th><th>verdict</th><th>cases</th>"
-                  "<th>worst/bound</th><th>worst case / note</th></tr>\n{4}</table>\n"
-                  "<h2>Failures</h2>\n{5}",
-                  verdict(r.passed), xml_escape(r.profile), r.seed, xml_escape(header_lines(r)), rows,
-                  failures.empty() ? "<p>none</p>\n" : failures));
+                  "<p class=\"verdict\"><b class=\"{0}\">{1}</b>: {2}.</p>\n"
+                  "<details><summary>profile {3}, seed {4}, contract {5}{6}</summary><pre>{7}</pre></details>\n"
+                  "{8}{9}",
+                  verdict(r.passed), r.passed ? "PASS" : "FAIL", xml_escape(counts), xml_escape(r.profile), r.seed,
+                  xml_escape(r.contract), baseline ? ", baseline " + xml_escape(r.baseline) : "",
+                  xml_escape(header_lines(r)), sections.empty() ? "<h2>Failures</h2>\n<p>none</p>\n" : sections, table));
 }
 
 void write_report_files(const gate_report& report, const report_paths& paths) {

@@ -59,11 +59,27 @@ struct kernel_ending {
   std::string replay;     // the command that replays it in process
 };
 
+// The calls a kernel was gated on: its declared domain (fast::kernel_domain, C ABI v3 limits)
+// narrowed by the run's --positions and --max-position. JSON `kernels[].domain`.
+struct served_domain {
+  bool nonnegative_positions = false;  // "positions": "nonnegative" (else "all")
+  std::int64_t max_position = 0;      // the largest |m| sent; 0: no bound (null)
+  bool inverse = true;                 // the inverse direction
+  bool attention_factor = true;        // an attention factor A != 1
+  bool partial_rotary = true;          // rotary_dim < head_dim
+  bool absent_tensor = true;           // a call with Q or K absent
+  bool operator==(const served_domain&) const = default;
+};
+
+// "every call", or what the domain leaves out: "positions m >= 0, |m| <= 1000000, no inverse".
+std::string describe(const served_domain& d);
+
 struct kernel_outcome {
   std::string name;
   bool passed = true;
   std::vector<property_outcome> properties;
   std::optional<kernel_ending> ended;  // set: the kernel's run ended with it (never a pass)
+  std::optional<served_domain> domain = std::nullopt;  // absent from reports made before domains were stated
 };
 
 // "pass" | "fail" | "crashed" | "timed_out".
@@ -92,6 +108,7 @@ struct gate_report {
   std::uint64_t seed = 0;
   std::string contract = "exact";      // the accuracy contract the bounds were widened by
   std::string contract_statement;      // its one-line recipe
+  std::string contract_derivation;     // how its bound is composed (bounds::contract_derivation)
   std::int64_t max_position = 0;       // > 0: --max-position (no case beyond |m| = this)
   std::vector<std::string> selected_properties;  // --property; empty: all
   std::string baseline;                // --baseline path, if any

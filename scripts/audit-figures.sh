@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# audit-figures.sh: regenerates every audit performance figure in README.md (the "Speed" part of
-# `ropecheck audit`), in one command, from an existing build (cmake --preset default):
+# audit-figures.sh: regenerates every audit performance figure in docs/performance.md (its "Audit
+# speed" section), in one command, from an existing build (cmake --preset default):
 #   1. build/bench/ropecheck_audit_benchmarks --all --json: the audit core on in-memory float32
 #      dumps of 64 MiB, 256 MiB and 1 GiB (X + Y) beside a memcpy of the same bytes in the same
 #      run, rates per process CPU-second (bench/audit_throughput.h), reported as a ratio;
@@ -8,17 +8,17 @@
 #      --kernel cache_simd` (8192 tokens × 32 heads × 128, base 5e5), under /usr/bin/time:
 #      user + sys CPU seconds, wall seconds, max RSS, and `cat` of the same two files as the
 #      baseline.
-# Prints the Markdown block; with --update-readme it also replaces the block between the
-# `audit-figures` markers in README.md. CPU time is what the figures rest on: the machines we
+# Prints the Markdown block; with --update-docs it also replaces the block between the
+# `audit-figures` markers in docs/performance.md. CPU time is what the figures rest on: the machines we
 # run on are shared, and other load stretches wall time far more than CPU time.
-# Usage: bash scripts/audit-figures.sh [--update-readme] [--build DIR]
+# Usage: bash scripts/audit-figures.sh [--update-docs] [--build DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 update=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --update-readme) update=1 ;;
+    --update-docs) update=1 ;;
     --build) build="$2"; shift ;;
     *) echo "audit-figures.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -112,13 +112,13 @@ EOF
 )"
 echo "$block"
 if [ "$update" = 1 ]; then
-  python3 - README.md "$block" <<'EOF'
+  python3 - docs/performance.md "$block" <<'EOF'
 import re, sys
 path, block = sys.argv[1], sys.argv[2]
 text = open(path).read()
 pattern = re.compile(r"<!-- audit-figures:begin.*?<!-- audit-figures:end -->", re.S)
 if not pattern.search(text):
-    sys.exit("audit-figures.sh: README.md has no audit-figures markers")
+    sys.exit(f"audit-figures.sh: {path} has no audit-figures markers")
 open(path, "w").write(pattern.sub(lambda _: block, text))
 EOF
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the README's kernel-property cost figures.
+"""Regenerates docs/performance.md's kernel-property cost figures.
 
 1. Cases per second of every kernel property but call_size_invariant, on on_the_fly_simd and
    cache_simd over float32/float16/bfloat16 (Google Benchmark, CPU time, one thread, a cold
@@ -20,7 +20,7 @@
    same work over two, so the 2-core wall time is the CPU time / 2.
 
 Writes the table between <!-- property-case-figures:begin --> and
-<!-- property-case-figures:end --> in README.md. Run it on an idle machine:
+<!-- property-case-figures:end --> in docs/performance.md. Run it on an idle machine:
     python3 scripts/property-case-figures.py [--cases N] [--rounds R] [--fraction F] [--baseline C]
 """
 import argparse
@@ -38,7 +38,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = ROOT / "build" / "bench" / "ropecheck_property_benchmarks"
 CLI = ROOT / "build" / "cli" / "ropecheck"
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- property-case-figures:begin -->", "<!-- property-case-figures:end -->"
 DEEP_CASES = 1_000_000      # per property and kernel (properties/property_runner.h)
 CALL_SIZE_DEEP = 1_200      # call_size_invariant's deep budget (kernel_properties_exact.cpp)
@@ -162,12 +162,12 @@ def main():
                  f"{os.cpu_count()} cores with `scripts/property-case-figures.py --cases {a.cases} "
                  f"--rounds {a.rounds} --fraction {a.fraction:g} --baseline {a.baseline}`.")
     table = "\n".join(lines)
-    text = README.read_text()
+    text = PAGE.read_text()
     if BEGIN not in text or END not in text:
-        sys.exit(f"{README}: markers {BEGIN} / {END} not found")
+        sys.exit(f"{PAGE}: markers {BEGIN} / {END} not found")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    README.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
+    PAGE.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
     print(table)
 
 

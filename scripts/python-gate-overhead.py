@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The overhead of gating a Python kernel (README, "From Python"): the quick-profile gate on the
-NumPy kernel of examples/python/numpy_rope.py through ropecheck.gate, and on the same algorithm in
-C (examples/c_kernel/example_rope.c) through the C ABI with `ropecheck gate --kernel-lib`; float32,
-both pairings, same seed. Prints property cases, wall seconds (properties + fixtures; the best
+"""The overhead of gating a Python kernel (docs/performance.md, "Gating a Python kernel"): the
+quick-profile gate on the NumPy kernel of examples/python/numpy_rope.py through ropecheck.gate,
+and on the same algorithm in C (examples/c_kernel/example_rope.c) through the C ABI with
+`ropecheck gate --kernel-lib`; float32, both pairings, same seed. Prints property cases, wall seconds (properties + fixtures; the best
 of 3 runs each, the VM being shared) and cases per second; with --mutants, also
 gate(mutants=True) on the NumPy kernel. Run from the repository root after building:
     python3 scripts/python-gate-overhead.py [--mutants]
@@ -82,7 +82,7 @@ print()
 print(f"The NumPy kernel was called {calls} times, {1e6 * in_kernel / calls:.0f} µs per call inside it "
       f"({in_kernel:.2f} s in all, {100 * in_kernel / python_seconds:.0f}% of the gate).")
 
-if "--mutants" in sys.argv:  # README: gate(mutants=True) on the same kernel
+if "--mutants" in sys.argv:  # docs/python.md: gate(mutants=True) on the same kernel
     start = time.perf_counter()
     report = ropecheck.gate(rope_numpy, dtypes=["float32"], pairings=["half", "adjacent"], mutants=True)
     killed = sum(m["killed"] for m in report.mutants)

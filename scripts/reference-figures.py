@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerates the README's reference-speed figures.
+"""Regenerates docs/performance.md's reference-speed figures.
 
 Runs build/bench/ropecheck_reference_benchmarks (Google Benchmark, real time: the tensor path uses
-every core) and writes head vectors per second per form between the README markers
-<!-- reference-figures:begin --> and <!-- reference-figures:end -->. Run it on an idle machine:
+every core) and writes head vectors per second per form between the markers
+<!-- reference-figures:begin --> and <!-- reference-figures:end --> of docs/performance.md. Run it on an idle machine:
     python3 scripts/reference-figures.py
 """
 import json
@@ -14,7 +14,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = ROOT / "build" / "bench" / "ropecheck_reference_benchmarks"
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- reference-figures:begin -->", "<!-- reference-figures:end -->"
 
 
@@ -36,12 +36,12 @@ def main():
         rate = rows[f"reference/{form}/tensor"]
         lines.append(f"| {form}, `reference::rope_tensor` | {rate:,.0f} ({rate / before:.1f}×) |")
     table = "\n".join(lines)
-    text = README.read_text()
+    text = PAGE.read_text()
     if BEGIN not in text or END not in text:
-        sys.exit(f"{README}: markers {BEGIN} / {END} not found")
+        sys.exit(f"{PAGE}: markers {BEGIN} / {END} not found")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    README.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
+    PAGE.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
     print(table)
 
 

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Installs everything ropecheck builds with, from Debian 12 packages. Idempotent, non-interactive.
-# The python3-* packages and pybind11 build and test the Python module (python/; python3-torch
-# for the examples' tests). --fuzz also installs clang and its libFuzzer runtime (`fuzz` preset).
+# Installs what ropecheck builds with, from Debian 12 packages. Idempotent, non-interactive.
+#   (no flag)  what building ropecheck and running its gate need: the compiler, CMake, and the
+#              libraries of the core, the CLI, the tests and the benchmarks (the default preset
+#              configures them all).
+#   --tests    also what the whole test suite needs: pybind11 and the Python packages that build
+#              and test the Python module (python/), and python3-torch for the Python examples'
+#              tests (examples/python). torch pulls in most of the packages this adds.
+#   --fuzz     also clang and its libFuzzer runtime (the `fuzz` preset).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -9,9 +14,14 @@ packages=(
   libboost-dev libmpfr-dev libgmp-dev libmpc-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libhwy-dev
   libxml2-dev
-  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
 )
-if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-14-dev); fi
+for flag in "$@"; do
+  case "$flag" in
+    --tests) packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch) ;;
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "setup-debian.sh: unknown flag '$flag' (one of: --tests, --fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

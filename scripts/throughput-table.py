@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerates the README's kernel throughput table (the honest copy baseline).
+"""Regenerates docs/performance.md's kernel throughput table (the honest copy baseline).
 
 Runs build/bench/ropecheck_benchmarks at 64 MiB on 1 thread, once with the best SIMD target this
-CPU has and once with --simd-target=avx2, and writes the table between the README markers
-<!-- throughput-table:begin --> and <!-- throughput-table:end -->. Each cell is GB/s (bytes read +
+CPU has and once with --simd-target=avx2, and writes the table between the markers
+<!-- throughput-table:begin --> and <!-- throughput-table:end --> of docs/performance.md. Each cell is GB/s (bytes read +
 written) and the ratio to the faster of glibc memcpy and a non-temporal copy of the same bytes,
 measured in the same run. Repetitions are interleaved in random order (Google Benchmark's
 --benchmark_enable_random_interleaving), so the copies' repetitions are spread over the same
@@ -13,13 +13,14 @@ Run it on an idle machine:  python3 scripts/throughput-table.py
 """
 import json
 import math
+import os
 import pathlib
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = ROOT / "build" / "bench" / "ropecheck_benchmarks"
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- throughput-table:begin -->", "<!-- throughput-table:end -->"
 DTYPES = ["float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
 TARGETS = [("best", "this CPU's best"), ("avx2", "`--simd-target avx2`")]
@@ -82,7 +83,10 @@ def table(runs):
             lines.append(f"| `{kernel}`, {label} ({simd}) | " + " | ".join(cells) +
                          f" | {base['memcpy_gbps']:.1f} / {base['stream_copy_gbps']:.1f} |")
     lines.append("")
-    lines.append(f"Best of {REPETITIONS} interleaved repetitions per cell and per copy. "
+    # Every figure names its machine: `bench --json` rows carry the CPU's model name.
+    cpu = next((r.get("cpu") for rows in runs.values() for r in rows if r.get("cpu")), "an unrecorded CPU")
+    lines.append(f"Measured on {cpu}, {os.cpu_count()} logical CPUs. "
+                 f"Best of {REPETITIONS} interleaved repetitions per cell and per copy. "
                  "Goals: `cache_simd` and `on_the_fly_simd` ≥ 0.9 for float32, ≥ 0.8 "
                  "for float16/bfloat16 and fp8 (float8_e4m3fn, float8_e5m2), on both targets; "
                  "`precise_simd` ≥ 0.9 for float32 on AVX-512 (its other cells: no goal). " +
@@ -94,12 +98,12 @@ def main():
     if not BENCH.exists():
         sys.exit(f"{BENCH} not found: build first (cmake --build --preset default)")
     runs = {target: run(target) for target, _ in TARGETS}
-    text = README.read_text()
+    text = PAGE.read_text()
     if BEGIN not in text or END not in text:
-        sys.exit(f"{README}: markers {BEGIN} / {END} not found")
+        sys.exit(f"{PAGE}: markers {BEGIN} / {END} not found")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    README.write_text(head + BEGIN + "\n" + table(runs) + "\n" + END + tail)
+    PAGE.write_text(head + BEGIN + "\n" + table(runs) + "\n" + END + tail)
     print(table(runs))
 
 

@@ -144,7 +144,7 @@ std::string describe(const rope_scaling& s);
 
 // Position streams: M-RoPE and 2-D vision RoPE are both "rotated pair j
 // takes its angle p_{s(j)}·θ_{f(j)} from position stream s(j)", with θ_i = base^(−2i/rotary_dim)
-// the usual sequence; spec/stream_layout.h spells s(j) and f(j) out, README "Position streams"
+// the usual sequence; spec/stream_layout.h spells s(j) and f(j) out, docs/spec.md "Position streams"
 // cites each rule's modeling source.
 //   single            1-D RoPE: one stream, s(j) = 0, f(j) = j.
 //   mrope_sections    (t, h, w) in contiguous sections (Qwen2-VL, Qwen2.5-VL; GLM-4.1V with
@@ -225,7 +225,7 @@ struct layers_without_rope {
 };
 
 // "layers without RoPE: 3, 7, …, 47 (12 of 48; text_config.no_rope_layers)", or "every layer
-// applies RoPE"; for headers, reprs and README examples.
+// applies RoPE"; for headers, reprs and the docs' examples.
 std::string describe(const layers_without_rope& l);
 
 struct rope_spec {

@@ -380,7 +380,7 @@ std::optional<std::int64_t> chosen_layer(const json& root, const spec_options& o
 }
 
 // 2-D vision RoPE of a vision tower (`--tower vision`), from the config's `vision_config`
-// (rope_spec.h stream_layout; README "Position streams" cites each family's modeling code):
+// (rope_spec.h stream_layout; docs/spec.md "Position streams" cites each family's modeling code):
 //   qwen2_vl / qwen2_5_vl (and glm4v, whose vision tower is Qwen2.5-VL's): head_dim =
 //     hidden_size (Qwen2-VL: embed_dim) / num_heads, the whole head rotated, base 10000 (fixed
 //     in VisionRotaryEmbedding), half-split, rows first.

@@ -1,7 +1,7 @@
 // Reads a ropecheck spec: a JSON object that accepts a Hugging Face config.json as is, in the
 // older (`rope_theta` + `rope_scaling`) and the current (`rope_parameters`) transformers formats,
 // with the text model's keys at the top level or nested under `text_config` (vision-language
-// configs). README "The spec" lists every key. Nothing RoPE-related is ignored: a key that looks
+// configs). docs/spec.md "The spec" lists every key. Nothing RoPE-related is ignored: a key that looks
 // like a RoPE setting (its name holds "rope", "rotary", "theta" or "freq") and that the reader
 // does not read is refused by name, never replaced by a default.
 // Where a config holds several RoPE setups (one per layer type: Gemma 3's sliding and full

@@ -58,7 +58,7 @@ __attribute__((constructor)) static void hang_while_loading(void) {
 static const ropecheck_kernel kernels[] = {{"hostile", "misbehaves at its third call (hostile_kernels.c)",
                                             1u << ROPECHECK_DTYPE_FLOAT32,
                                             (1u << ROPECHECK_PAIRING_HALF) | (1u << ROPECHECK_PAIRING_ADJACENT),
-                                            hostile_apply}};
+                                            hostile_apply, 0, 0}};
 
 __attribute__((visibility("default"))) const ropecheck_kernel* ropecheck_kernels(uint32_t abi_version,
                                                                                   size_t* count) {

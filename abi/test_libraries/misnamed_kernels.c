@@ -17,12 +17,12 @@ static int refuse(const ropecheck_rope_call* call) {
 #define SERVES_BOTH_PAIRINGS ((1u << ROPECHECK_PAIRING_HALF) | (1u << ROPECHECK_PAIRING_ADJACENT))
 
 static const ropecheck_kernel kernels[] = {
-    {"fine_name", "a well-named kernel", SERVES_FLOAT32, SERVES_BOTH_PAIRINGS, refuse},
+    {"fine_name", "a well-named kernel", SERVES_FLOAT32, SERVES_BOTH_PAIRINGS, refuse, 0, 0},
 #ifdef MISNAMED_DUPLICATE
-    {"fine_name", "the same name again", SERVES_FLOAT32, SERVES_BOTH_PAIRINGS, refuse},
+    {"fine_name", "the same name again", SERVES_FLOAT32, SERVES_BOTH_PAIRINGS, refuse, 0, 0},
 #else
     {"bad name; rm -rf /\n<script>", "a name with spaces, a newline and markup", SERVES_FLOAT32,
-     SERVES_BOTH_PAIRINGS, refuse},
+     SERVES_BOTH_PAIRINGS, refuse, 0, 0},
 #endif
 };
 

@@ -57,7 +57,8 @@ static const ropecheck_kernel kernels[] = {{
     "example_c", "plain C, double-precision angles and rotation, one rounding per output",
 #endif
     1u << ROPECHECK_DTYPE_FLOAT32,
-    (1u << ROPECHECK_PAIRING_HALF) | (1u << ROPECHECK_PAIRING_ADJACENT), example_apply}};
+    (1u << ROPECHECK_PAIRING_HALF) | (1u << ROPECHECK_PAIRING_ADJACENT), example_apply,
+    0 /* limits: serves every call */, 0 /* no maximum position */}};
 
 __attribute__((visibility("default"))) const ropecheck_kernel* ropecheck_kernels(uint32_t abi_version,
                                                                                   size_t* count) {

@@ -75,7 +75,8 @@ static const ropecheck_kernel kernels[] = {{
     "float32_recipe", "plain C, float32 recipe: repeated-product frequencies, float32 angles and cos/sin",
 #endif
     1u << ROPECHECK_DTYPE_FLOAT32,
-    (1u << ROPECHECK_PAIRING_HALF) | (1u << ROPECHECK_PAIRING_ADJACENT), recipe_apply}};
+    (1u << ROPECHECK_PAIRING_HALF) | (1u << ROPECHECK_PAIRING_ADJACENT), recipe_apply,
+    0 /* limits: serves every call */, 0 /* no maximum position */}};
 
 __attribute__((visibility("default"))) const ropecheck_kernel* ropecheck_kernels(uint32_t abi_version,
                                                                                   size_t* count) {

@@ -84,11 +84,16 @@ def test_audit_diagnoses_the_hf_recipe_at_long_context():
 
 
 def test_audit_of_a_bfloat16_cos_sin_cache():
-    # HF's own bfloat16 path fails; its error (cos/sin and three products rounded to bfloat16)
-    # is not one the audit's hypotheses reproduce yet.
+    # HF's own bfloat16 path fails, and the recipe fit reproduces it: cos/sin kept in bfloat16
+    # and the products rounded to bfloat16 (docs/python.md says so), nothing left unexplained.
     x, positions, params = long_context_case(torch.bfloat16)
     y, _ = rope_hf(x, x[:, :0], positions, params)
-    assert not ropecheck.audit(x, positions, y, LLAMA).passed
+    report = ropecheck.audit(x, positions, y, LLAMA)
+    assert not report.passed
+    recipe = report.to_dict()["recipe"]
+    assert (recipe["trig_cache"], recipe["arithmetic"], recipe["bit_exact"]) == ("bfloat16", "bfloat16", 1.0)
+    assert {"low_precision_arithmetic", "low_precision_trig_cache"} <= codes(report)
+    assert "unexplained" not in codes(report)
     # The cache cast to bfloat16 with the rotation in float32 is diagnosed as such.
     x, positions, params = rope_case(torch.bfloat16, torch.arange(0, 4096, 2))
     y, _ = rope_model_dtype_cache(x, x[:, :0], positions, params)

@@ -33,11 +33,16 @@
 extern "C" {
 #endif
 
-/* Version 2 appended position streams (M-RoPE, 2-D vision RoPE) and the fp8 output scale to
+/* Version 3 appended a domain to ropecheck_kernel (`limits`, `max_position`): what the kernel
+ * serves. The call is laid out as in version 2. A v2 library (whose ropecheck_kernels(3, …)
+ * returns NULL) is asked for version 2, then 1; its descriptors have the v2 layout (the fields
+ * before `limits`), and its kernels serve every call.
+ * Version 2 appended position streams (M-RoPE, 2-D vision RoPE) and the fp8 output scale to
  * ropecheck_rope_call. A v1 library (whose ropecheck_kernels(2, …) returns NULL) is still
  * loaded: ropecheck asks it for version 1 and sends it single-stream, unscaled calls only, in
  * the v1 layout (the fields before position_streams). ROPECHECK_KERNEL_ABI_VERSION_1 names that older layout's version. */
-#define ROPECHECK_KERNEL_ABI_VERSION 2u
+#define ROPECHECK_KERNEL_ABI_VERSION 3u
+#define ROPECHECK_KERNEL_ABI_VERSION_2 2u
 #define ROPECHECK_KERNEL_ABI_VERSION_1 1u
 
 enum ropecheck_dtype {
@@ -103,12 +108,32 @@ typedef struct ropecheck_rope_call {
                                     never gets a scale != 1: ropecheck refuses such a call for it. */
 } ropecheck_rope_call;
 
+/* Version 3: the calls a kernel does not serve (bits of ropecheck_kernel.limits). ropecheck never
+ * sends a kernel such a call: it draws its cases and golden vectors inside the declared domain,
+ * and reports the properties that need what is missing as skipped, with the reason. A refusal of
+ * a call inside the domain is still a failure. 0 (no bit) serves every call, as a v2 kernel does. */
+enum ropecheck_limit {
+  ROPECHECK_LIMIT_NONNEGATIVE_POSITIONS = 1u << 0, /* positions m >= 0 only (e.g. a cos/sin cache
+                                                      of rows [0, N)) */
+  ROPECHECK_LIMIT_NO_INVERSE = 1u << 1,            /* no ROPECHECK_DIRECTION_INVERSE */
+  ROPECHECK_LIMIT_NO_ATTENTION_FACTOR = 1u << 2,   /* attention_factor is always 1 */
+  ROPECHECK_LIMIT_NO_PARTIAL_ROTARY = 1u << 3,     /* rotary_dim == head_dim always */
+  ROPECHECK_LIMIT_NO_ABSENT_TENSOR = 1u << 4       /* Q and K both present (heads >= 1) */
+};
+#define ROPECHECK_KNOWN_LIMITS 0x1fu /* every ropecheck_limit bit; others are refused at load */
+
 typedef struct ropecheck_kernel {
   const char* name;        /* unique within the library, [A-Za-z0-9_.-] */
   const char* description; /* one line */
   uint32_t dtypes;         /* bit (1u << ropecheck_dtype) for each storage dtype served */
   uint32_t pairings;       /* bit (1u << ropecheck_pairing) for each pairing served */
   int (*apply)(const ropecheck_rope_call* call); /* returns a ropecheck_status */
+  /* Version 3 (a zero-initialised descriptor serves every call, as in version 2; a positional
+     initialiser of the five fields above should add `0, 0`, which -Wextra's
+     -Wmissing-field-initializers asks for). */
+  uint32_t limits;         /* ropecheck_limit bits: the calls the kernel does not serve */
+  int64_t max_position;    /* 0: no bound; > 0: the largest |m| served (positions beyond it are
+                              never sent; as `ropecheck gate --max-position`) */
 } ropecheck_kernel;
 
 typedef const ropecheck_kernel* (*ropecheck_kernels_fn)(uint32_t abi_version, size_t* count);

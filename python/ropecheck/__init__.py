@@ -215,7 +215,9 @@ class GateReport(_Report):
 
 def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: str = "quick",
          seed: int | None = None, mutants: bool = False, tensor_type: str = "numpy",
-         name: str | None = None, timeout: float | None = None) -> GateReport:
+         name: str | None = None, timeout: float | None = None, contract=None,
+         max_position: int | None = None, positions: str = "all", properties=None,
+         serves: _Mapping | None = None, baseline=None) -> GateReport:
     """Runs the property suite and the fixtures of ``ropecheck gate`` on a Python RoPE kernel
 
         kernel(q, k, positions, params) -> (q_out, k_out)
@@ -241,10 +243,41 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
     check (property/dtype) and the call. It arms a one-shot ITIMER_REAL whose SIGALRM handler
     raises inside the kernel's Python code, so it needs the main thread (elsewhere InputError), and
     a kernel stuck in C code that never returns to the interpreter is not interrupted. Ctrl-C ends
-    the gate with KeyboardInterrupt."""
-    a = _core.gate_arguments(kernel, dtypes, pairings, profile, seed, mutants, tensor_type, name, timeout)
+    the gate with KeyboardInterrupt.
+
+    The options of ``ropecheck gate`` (docs/python.md): ``contract`` (default exact) is a
+    contract name, a ``"STAGE=CHOICE,…"`` recipe, a path or a dict as a contract file holds it
+    (``{"recipe": {…}}`` or ``{"recipes": {"float32": {…}}}``), or an AuditReport (or a list,
+    one per dtype) whose recipe, found in the kernel's own output, the gate holds it to;
+    ``max_position`` and ``positions`` ("all" | "nonnegative") bound the cases' positions;
+    ``properties`` runs only those (and no fixture). ``serves`` declares what the kernel serves
+    (keys ``negative_positions``, ``max_position``, ``inverse``, ``attention_factor``,
+    ``partial_rotary``, ``absent_tensor``; each omitted one: served): the gate never calls it
+    outside, and the properties that need what it lacks are skipped with the reason.
+    ``baseline`` (a saved gate JSON's path, or a GateReport) is ``--baseline``'s ratchet: a
+    failure the baseline had too, by no more than 10% worst/bound, is a known failure; a new
+    failure or a growth beyond 10% is a failing ``baseline/…`` fixture row."""
+    a = _core.gate_arguments(kernel, dtypes, pairings, profile, seed, mutants, tensor_type, name, timeout,
+                             _core_of_contract(contract), max_position, positions, properties, serves,
+                             baseline._core if isinstance(baseline, GateReport) else baseline)
+    options = "".join(f", {key}={a[key]!r}" for key, default in
+                      (("max_position", 0), ("positions", "all"), ("properties", [])) if a[key] != default)
+    if a["contract_name"] != "exact":
+        options = f", contract={a['contract_name']!r}" + options
+    if serves is not None:
+        options += f", serves={dict(serves)!r}"
     replay = (f"python: ropecheck.gate({a['name']}, dtypes={a['dtypes']!r}, pairings={a['pairings']!r}, "
-              f"profile={a['profile']!r}, seed={a['seed']}, tensor_type={a['tensor_type']!r})")
+              f"profile={a['profile']!r}, seed={a['seed']}, tensor_type={a['tensor_type']!r}{options})")
     adapter = _kernel_adapter(kernel, a["tensor_type"], a["name"], a["timeout"])
     return GateReport(_core.gate(adapter, a["name"], a["description"], a["dtypes"], a["pairings"], a["profile"],
-                                 a["seed"], replay, a["mutants"]))
+                                 a["seed"], replay, a["mutants"], a["contract"], a["max_position"], a["positions"],
+                                 a["properties"], a["serves"], a["baseline"], a["baseline_name"]))
+
+
+def _core_of_contract(contract):
+    """An AuditReport (or a list of them) as the core's report objects; anything else as is."""
+    if isinstance(contract, AuditReport):
+        return contract._core
+    if isinstance(contract, (list, tuple)):
+        return [c._core if isinstance(c, AuditReport) else c for c in contract]
+    return contract

@@ -124,4 +124,10 @@ def gate(
     tensor_type: Literal["numpy", "torch"] = "numpy",
     name: str | None = None,
     timeout: float | None = None,
+    contract: str | os.PathLike[str] | bytes | Mapping[str, Any] | AuditReport | Sequence[AuditReport] | None = None,
+    max_position: int | None = None,
+    positions: Literal["all", "nonnegative"] = "all",
+    properties: Sequence[str] | None = None,
+    serves: Mapping[str, bool | int | None] | None = None,
+    baseline: str | os.PathLike[str] | bytes | GateReport | None = None,
 ) -> GateReport: ...

@@ -25,8 +25,9 @@ def gate_failure_message(report: GateReport) -> str:
 
 
 def assert_rope_correct(kernel, **gate_arguments) -> GateReport:
-    """``ropecheck.gate(kernel, **gate_arguments)`` (``timeout=`` included: KernelTimeout ends
-    it); AssertionError unless it passes."""
+    """``ropecheck.gate(kernel, **gate_arguments)`` — every gate option (``contract=``,
+    ``baseline=``, ``serves=``, ``max_position=``, ``positions=``, ``properties=``, ``timeout=``,
+    …); AssertionError unless it passes."""
     report = gate(kernel, **gate_arguments)
     if not report.passed:
         raise AssertionError(gate_failure_message(report))

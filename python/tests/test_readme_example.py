@@ -11,7 +11,7 @@ def test_rope_output_passes_the_audit():
     params = {"rotary_dim": 128, "pairing": "half", "inv_freq": 1 / 500000.0 ** (np.arange(0, 128, 2) / 128),
               "attention_factor": 1.0, "inverse": False}
     assert_audit_passes(x, positions, rope_numpy(x, x[:, :0], positions, params)[0], config)
-# ---- end of the README example (README.md, "From Python"); the check below keeps them equal ----
+# ---- end of the README example (README.md, "In pytest"); the check below keeps them equal ----
 
 
 def test_the_readme_shows_this_example_verbatim():

@@ -1,0 +1,127 @@
+// Contracts spelled as recipes, end to end through the ropecheck executable, on the example
+// cache kernel (examples/c_kernel/cache_rope.c: float32 angles, cosf/sinf, A folded into a
+// float16 cos/sin cache, positions [0, 65536), no inverse, no partial rotary): green under its
+// recipe in stage names and under the recipe its own audit finds (apply → audit →
+// gate --contract-from), red under `exact`; its float32-cache build green under the float32
+// recipe, under which the float16 build — the regression — is red. Bad spellings are exit 2.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_support.h"
+#include "io/npy.h"
+
+namespace ropecheck {
+namespace {
+
+using testing::file_text;
+const auto run = testing::run_ropecheck;
+
+const std::string cache16 = CACHE_KERNEL_LIB;
+const std::string cache32 = CACHE_KERNEL_FLOAT32_LIB;
+// The example's recipe, as the audit prints it and `--contract` reads it.
+const std::string recipe16 = "'angle=float32,trig=float32,trig_cache=float16,arithmetic=float32'";
+const std::string recipe32 = "'angle=float32,trig=float32,arithmetic=float32'";
+// The properties a contract widens, and one exact property: enough to judge the recipe, quick.
+const std::string some_properties =
+    " --property within_bound_of_reference --property norm_preserved --property relative_offset_invariance";
+
+class ContractRecipes : public testing::scratch_dir_test {
+ protected:
+  nlohmann::json report(const std::string& name) const { return nlohmann::json::parse(file_text(path(name))); }
+
+  // A dump of the kernel's own output: X standard normal, positions across the cache.
+  void dump(const std::string& library) {
+    constexpr std::int64_t tokens = 96, heads = 2, head_dim = 64;
+    std::mt19937_64 rng(7);
+    std::normal_distribution<float> normal;
+    std::vector<double> x(tokens * heads * head_dim);
+    for (auto& v : x) v = normal(rng);
+    std::vector<double> p;
+    for (std::int64_t t = 0; t < tokens; ++t) p.push_back(static_cast<double>((t * 683) % 65536));
+    write_npy(path("x.npy"), from_float64(x, {tokens, heads, head_dim}, dtype::float32));
+    write_npy(path("pos.npy"), from_float64(p, {tokens}, dtype::int64));
+    write_text("spec.json", R"({"head_dim": 64, "rope_theta": 10000.0})");
+    const auto applied = run("apply --kernel-lib " + library + " --kernel cache_rope --spec " + path("spec.json") +
+                             " --x " + path("x.npy") + " --pos " + path("pos.npy") + " --out " + path("y.npy"));
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  }
+};
+
+TEST_F(ContractRecipes, CacheKernelIsGreenUnderItsRecipeAndRedUnderExact) {
+  const auto green = run("gate --kernel-lib " + cache16 + " --contract " + recipe16 + some_properties +
+                         " --json " + path("green.json"));
+  EXPECT_EQ(green.exit_code, 0) << green.output;
+  const auto j = report("green.json");
+  EXPECT_EQ(j["contract"]["name"], "angle=float32,trig=float32,trig_cache=float16,arithmetic=float32");
+  EXPECT_NE(j["contract"]["derivation"].get<std::string>().find("trig_cache=float16"), std::string::npos);
+  const auto red = run("gate --kernel-lib " + cache16 + some_properties);
+  EXPECT_EQ(red.exit_code, 1) << red.output;
+  EXPECT_NE(red.output.find("within_bound_of_reference/float32: fail"), std::string::npos) << red.output;
+}
+
+TEST_F(ContractRecipes, A16BitCacheWhereTheCacheWasFloat32IsRed) {
+  const auto before = run("gate --kernel-lib " + cache32 + " --contract " + recipe32 + some_properties);
+  EXPECT_EQ(before.exit_code, 0) << before.output;
+  const auto regressed = run("gate --kernel-lib " + cache16 + " --contract " + recipe32 + some_properties);
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.output;
+  EXPECT_NE(regressed.output.find("within_bound_of_reference/float32: fail"), std::string::npos) << regressed.output;
+}
+
+TEST_F(ContractRecipes, TheAuditOfItsOwnDumpGivesAContractItPasses) {
+  dump(cache16);
+  const auto audited = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                           path("pos.npy") + " --y " + path("y.npy") + " --json " + path("audit.json"));
+  ASSERT_NE(audited.exit_code, 2) << audited.output;
+  const auto recipe = report("audit.json")["recipe"];
+  EXPECT_EQ(recipe["angle"], "float32") << recipe.dump();
+  EXPECT_EQ(recipe["trig_cache"], "float16") << recipe.dump();
+  EXPECT_EQ(recipe["attention_factor"], "in_cache") << recipe.dump();
+  const auto green = run("gate --kernel-lib " + cache16 + " --contract-from " + path("audit.json") +
+                         some_properties + " --json " + path("g.json"));
+  EXPECT_EQ(green.exit_code, 0) << green.output;
+  EXPECT_NE(report("g.json")["contract"]["statement"].get<std::string>().find("found by the audit audit.json"),
+            std::string::npos);
+}
+
+TEST_F(ContractRecipes, BadSpellingsAreRefusedNamingTheStageOrChoice) {
+  const auto stage = run("gate --kernel-lib " + cache16 + " --contract 'angel=float32'");
+  EXPECT_EQ(stage.exit_code, 2);
+  EXPECT_NE(stage.output.find("--contract: is not a recipe stage 'angel' (stages: positions,"), std::string::npos)
+      << stage.output;
+  const auto choice = run("gate --kernel-lib " + cache16 + " --contract 'trig_cache=float8'");
+  EXPECT_EQ(choice.exit_code, 2);
+  EXPECT_NE(choice.output.find("is not a choice of stage trig_cache 'float8' (choices: float64, float32, float16, "
+                               "bfloat16)"),
+            std::string::npos)
+      << choice.output;
+  const auto twice = run("gate --kernel-lib " + cache16 + " --contract 'angle=float32,angle=float64'");
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.output.find("gives a stage twice 'angle'"), std::string::npos) << twice.output;
+  write_text("c.json", R"({"recipe": {"trig_cache": "float16"}, "float32": {}})");
+  const auto field = run("gate --kernel-lib " + cache16 + " --contract " + path("c.json"));
+  EXPECT_EQ(field.exit_code, 2);
+  EXPECT_NE(field.output.find("c.json: float32: is not a contract field"), std::string::npos) << field.output;
+  write_text("not_audit.json", R"({"report": "gate"})");
+  const auto from = run("gate --kernel-lib " + cache16 + " --contract-from " + path("not_audit.json"));
+  EXPECT_EQ(from.exit_code, 2);
+  EXPECT_NE(from.output.find("not_audit.json: report: is not an audit report"), std::string::npos) << from.output;
+}
+
+// A contract file in the audit's recipe language, one recipe per dtype: the dtypes the kernel
+// lacks need none.
+TEST_F(ContractRecipes, AFileGivesTheRecipePerDtype) {
+  write_text("c.json", R"({"recipes": {"float32": {"angle": "float32", "trig": "float32", "trig_cache": "float16",
+                           "arithmetic": "float32"}}, "positions": "nonnegative", "max_position": 65535})");
+  const auto green = run("gate --kernel-lib " + cache16 + " --contract " + path("c.json") + some_properties +
+                         " --json " + path("r.json"));
+  EXPECT_EQ(green.exit_code, 0) << green.output;
+  EXPECT_EQ(report("r.json")["contract"]["name"], "float32: angle=float32,trig=float32,trig_cache=float16,arithmetic=float32");
+}
+
+}  // namespace
+}  // namespace ropecheck
