@@ -320,13 +320,25 @@ explanation explain_transformed(const diagnosis_context& c, const reference::dou
   });
 }
 
+// An alternative names a bug only where the reference fails: it must reproduce at least half
+// of the sampled outputs the reference misses. (A rotation that equals the reference at most
+// sampled positions — m mod 2^k below 2^k, sin's sign at m = 0 — explains as much as the
+// reference does, and names nothing.)
+bool beats_reference(const diagnosis_context& c, const explanation& e) {
+  const explanation reference = c.explain([](const sampled_vector& v, std::span<double> ref) {
+    std::copy(v.ref.begin(), v.ref.end(), ref.begin());
+  });
+  return diagnosis_context::explains(e) && e.within > reference.within &&
+         e.within - reference.within >= 0.5 * (1 - reference.within);
+}
+
 }  // namespace
 
 // inverse_rotation: the output is the rotation by −m·θ_j (sin's sign flipped).
 std::optional<reports::finding> detect_inverse_rotation(const diagnosis_context& c) {
   const reference::double_tier tier(c.in.spec, c.sampled_positions());
   const auto e = explain_transformed(c, tier, [](double cj, double sj) { return std::pair{cj, -sj}; });
-  if (!diagnosis_context::explains(e)) return std::nullopt;
+  if (!beats_reference(c, e)) return std::nullopt;
   return reports::finding{
       "inverse_rotation",
       "the output is the rotation by −m·θ_j: sin's sign is flipped (a rotate_half sign convention inverted, or the "
@@ -338,7 +350,7 @@ std::optional<reports::finding> detect_inverse_rotation(const diagnosis_context&
 std::optional<reports::finding> detect_cos_sin_swapped(const diagnosis_context& c) {
   const reference::double_tier tier(c.in.spec, c.sampled_positions());
   const auto e = explain_transformed(c, tier, [](double cj, double sj) { return std::pair{sj, cj}; });
-  if (!diagnosis_context::explains(e)) return std::nullopt;
+  if (!beats_reference(c, e)) return std::nullopt;
   return reports::finding{
       "cos_sin_swapped",
       "the output turns each pair by (sin, cos) instead of (cos, sin): the cos/sin cache halves are read in the "
@@ -362,7 +374,7 @@ std::optional<reports::finding> detect_positions_wrapped(const diagnosis_context
       for (auto& p : m) p = p >= 0 ? p % rows : p;
       diagnosis_context::rotate_at(tier, v, m, ref);
     });
-    if (diagnosis_context::explains(e))
+    if (beats_reference(c, e))
       return reports::finding{
           "positions_wrapped",
           fmt::format("the output is the reference at m mod {}: a cos/sin cache of {} rows read past its end "
@@ -435,7 +447,7 @@ std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_contex
     const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
       diagnosis_context::rotate_at(*tier, v, c.positions_of(v), ref);
     });
-    if (diagnosis_context::explains(e))
+    if (beats_reference(c, e))
       return reports::finding{a.code, fmt::format("the output is the rotation by other inverse frequencies: {}", a.what),
                               e.within,
                               fmt::format("recomputed with those frequencies: {:.1f}% of sampled outputs within "
@@ -447,6 +459,9 @@ std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_contex
 // pair_tail_wrong: the first J pairs are right and the pairs from J on are not — a vector
 // kernel whose remainder loop is missing (correct at d = 64/128, wrong at 80 or 96).
 std::optional<reports::finding> detect_pair_tail(const diagnosis_context& c) {
+  // A scaling that rescales the low frequencies (llama3, YaRN) leaves a wrong tail of pairs when
+  // it is dropped or mis-set: frequency_mismatch's finding, not a vector remainder.
+  if (type_of(c.in.spec.scaling) != scaling_type::none) return std::nullopt;
   const int rotary = c.in.spec.rotary_dim, pairs = rotary / 2;
   std::vector<std::int64_t> within(static_cast<std::size_t>(pairs)), total(static_cast<std::size_t>(pairs));
   const auto stream = pair_streams(c.in.spec.streams, rotary);
@@ -471,7 +486,8 @@ std::optional<reports::finding> detect_pair_tail(const diagnosis_context& c) {
   // The tail is wrong at every sampled position (a precision loss would spare the small ones).
   int first_wrong = pairs;
   while (first_wrong > 0 && share(first_wrong - 1) < 0.01) --first_wrong;
-  if (first_wrong == 0 || first_wrong == pairs) return std::nullopt;
+  // A remainder is shorter than the vector: at most half the pairs.
+  if (first_wrong == pairs || 2 * (pairs - first_wrong) > pairs) return std::nullopt;
   for (int j = 0; j < first_wrong; ++j)
     if (share(j) < 0.99) return std::nullopt;
   const double explained = static_cast<double>(pairs - first_wrong) / pairs;

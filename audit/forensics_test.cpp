@@ -471,5 +471,16 @@ TEST(Forensics, MRopeWithFloat32AnglesIsNamedByItsRecipe) {
   EXPECT_GT(r.recipe.bit_exact, 0.9) << attribution_text(r);
 }
 
+// A rotation that equals the reference at most sampled positions names nothing: float32 angles
+// at positions 0 … 4100 fail at a few outputs, and "m mod 4096" (equal to m below 4096) is not
+// named as the cause.
+TEST(Forensics, AnAlternativeEqualToTheReferenceWhereItPassesNamesNothing) {
+  const auto r = audit_of(float32_angle, dense(4101), dtype::float32, dtype::float32);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.diagnosis.empty());
+  EXPECT_EQ(r.diagnosis.front().code, "angle_precision") << codes(r);
+  for (const auto& f : r.diagnosis) EXPECT_NE(f.code, "positions_wrapped") << codes(r);
+}
+
 }  // namespace
 }  // namespace ropecheck::audit

@@ -46,8 +46,12 @@ void recipe_simulator::prepare(const recipe& r) {
   const bool scaled = type_of(spec_.scaling) != scaling_type::none;
   for (std::size_t j = 0; j < theta_.size(); ++j) {
     double t = 0;
-    if (r.frequencies == dtype::float64 && r.method == frequency_method::pow) {
+    if (r.frequencies == dtype::float64 && r.method != frequency_method::repeated_product) {
       theta_[j] = exact_theta_[j];
+      continue;
+    }
+    if (r.method == frequency_method::rounded) {  // the kernel's (scaled) θ_j, rounded once
+      theta_[j] = round_to(r.frequencies, exact_theta_[j]);
       continue;
     }
     if (r.method == frequency_method::pow) {
@@ -101,6 +105,7 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
     const float product = running[stream];
     for (float& v : running) v *= step;
     double c = 0, s = 0;
+    const bool after = r.factor == recipes::factor_placement::after_cache && a != 1;
     if (exact_trig) {
       c = tier_.cos_at(m, j);
       s = tier_.sin_at(m, j);
@@ -115,19 +120,19 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
                              : static_cast<double>(static_cast<float>(p) * static_cast<float>(theta_[j]));
       // float32 evaluation (cosf) needs a float32 angle; of a float64 angle it is taken as the
       // double cos/sin rounded to float32, so that the angle's rounding stays the angle stage's.
+      // A after the cache: cos/sin are evaluated (and cached) without it, × A when read.
+      const double folded = after ? 1.0 : a;
       if (r.trig == dtype::float64 || r.angle == dtype::float64) {
-        c = std::cos(phi) * a;
-        s = std::sin(phi) * a;
+        c = std::cos(phi) * folded;
+        s = std::sin(phi) * folded;
         if (r.trig == dtype::float32) c = static_cast<float>(c), s = static_cast<float>(s);
       } else {
-        const float pf = static_cast<float>(phi), af = static_cast<float>(a);
+        const float pf = static_cast<float>(phi), af = static_cast<float>(folded);
         c = std::cos(pf) * af;
         s = std::sin(pf) * af;
       }
     }
-    // A after the cache: cos/sin are cached without it, then × A in the rotation's arithmetic.
-    const bool after = r.factor == recipes::factor_placement::after_cache && a != 1;
-    if (after) c /= a, s /= a;
+    if (after && exact_trig) c /= a, s /= a;  // the tier's values carry A
     const auto cached = [&](double v) {
       return r.cache_round == recipes::cache_rounding::truncation && r.cache != dtype::float64
                  ? truncate_to_storage(r.cache, v)

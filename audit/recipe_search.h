@@ -69,10 +69,12 @@ inline const std::vector<search_stage>& search_stages() {
   static const std::vector<search_stage> stages = {
       detail::make_search_stage("positions", "position_precision",
                                 "positions rounded to a low-precision type before m·θ_j", {"positions"}),
-      detail::make_search_stage("inverse_frequencies", "low_precision_inverse_frequencies",
-                                "inverse frequencies θ_j computed or kept in low precision", {"inverse_frequencies"}),
+      // The angle before θ_j: where both explain Y alike (θ_j rounded to float32 and a float32
+      // product at a power-of-two position), the float32 angle real kernels use is named.
       detail::make_search_stage("angle", "angle_precision", "the angle m·θ_j rounded to float32 before cos/sin",
                                 {"angle"}),
+      detail::make_search_stage("inverse_frequencies", "low_precision_inverse_frequencies",
+                                "inverse frequencies θ_j computed or kept in low precision", {"inverse_frequencies"}),
       // One move: a 16-bit cache rounded another way, or with A applied on the other side of
       // it, is no closer to Y than a float32 cache until both change together.
       detail::make_search_stage("trig_cache", "low_precision_trig_cache",

@@ -141,20 +141,6 @@ inline recipes::extra_terms contract_terms(const accuracy_contract& c, dtype sto
   return recipes::extra_error(c.recipe_for(storage), {storage, a, theta});
 }
 
-// §17: the contract's extra error on one output, per unit of A·r (multiply by A·r). A perturbed
-// angle moves an output by at most 2·A·r, whatever the angle's error.
-inline double contract_output_relative(const accuracy_contract& c, dtype storage, std::int64_t position,
-                                       double theta, int pair, double a = 1) {
-  const recipes::extra_terms t = contract_terms(c, storage, theta, a);
-  const double angle = std::fabs(static_cast<double>(position)) * theta;
-  const double angle_part = std::min(2.0, 0x1p-24 * (t.angle + t.angle_per_pair * pair) * angle);
-  return angle_part + 0x1p-24 * t.constant;
-}
-
-inline double contract_output_absolute(const accuracy_contract& c, dtype storage) {
-  return contract_terms(c, storage, 1, 1).absolute;
-}
-
 // The extra on one output of a pair of input norm `pair_norm` with attention factor A.
 inline double contract_output_extra(const accuracy_contract& c, dtype storage, double pair_norm,
                                     std::int64_t position, double theta, int pair, double a) {

@@ -457,6 +457,7 @@ reports::gate_report run_gate_report(const gate_options& o) {
   std::int64_t max_position = o.max_position;
   if (contract.max_position > 0)
     max_position = max_position > 0 ? std::min(max_position, contract.max_position) : contract.max_position;
+  check_positions_fit(contract, max_position, "--max-position");
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw bad_input("--shard", "is not I/N with 0 <= I < N",
                     fmt::format("{}/{}", o.shard_index, o.shard_count));

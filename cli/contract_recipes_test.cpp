@@ -72,6 +72,19 @@ TEST_F(ContractRecipes, A16BitCacheWhereTheCacheWasFloat32IsRed) {
   EXPECT_NE(regressed.output.find("within_bound_of_reference/float32: fail"), std::string::npos) << regressed.output;
 }
 
+// An audit that blames a bug gives no contract: its recipe was fitted to the bug.
+TEST_F(ContractRecipes, AnAuditThatNamesABugGivesNoContract) {
+  write_text("buggy.json", R"({"report": "audit", "dtype": "float32",
+      "diagnosis": [{"code": "position_offset", "message": "", "share": 1, "evidence": ""}],
+      "recipe": {"positions": "exact", "inverse_frequencies": "pow float64", "angle": "float64", "trig": "float64",
+                 "trig_cache": "float32", "cache_rounding": "nearest_even", "attention_factor": "in_cache",
+                 "arithmetic": "float32_fma", "output_store": "nearest_even", "output": "float32",
+                 "bit_exact": 1, "residual_units": 0}})");
+  const auto r = run("gate --kernel-lib " + cache16 + " --contract-from " + path("buggy.json"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("diagnosis[0].code: names a bug or an unexplained error"), std::string::npos) << r.output;
+}
+
 TEST_F(ContractRecipes, TheAuditOfItsOwnDumpGivesAContractItPasses) {
   dump(cache16);
   const auto audited = run("audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
@@ -106,6 +119,22 @@ TEST_F(ContractRecipes, BadSpellingsAreRefusedNamingTheStageOrChoice) {
   const auto field = run("gate --kernel-lib " + cache16 + " --contract " + path("c.json"));
   EXPECT_EQ(field.exit_code, 2);
   EXPECT_NE(field.output.find("c.json: float32: is not a contract field"), std::string::npos) << field.output;
+  const auto comma = run("gate --kernel-lib " + cache16 + " --contract 'angle=float32,'");
+  EXPECT_EQ(comma.exit_code, 2);
+  EXPECT_NE(comma.output.find("has an empty item (a stray comma)"), std::string::npos) << comma.output;
+  write_text("output.json", R"({"recipe": {"trig_cache": "float16", "output": "float16"}})");
+  const auto output = run("gate --kernel-lib " + cache16 + " --contract " + path("output.json"));
+  EXPECT_EQ(output.exit_code, 2);
+  EXPECT_NE(output.output.find("recipe.output: names a dtype in a recipe for every dtype"), std::string::npos)
+      << output.output;
+  write_text("statement.json", R"({"recipe": {}, "statement": 3})");
+  const auto statement = run("gate --kernel-lib " + cache16 + " --contract " + path("statement.json"));
+  EXPECT_EQ(statement.exit_code, 2);
+  EXPECT_NE(statement.output.find("statement: must be a string"), std::string::npos) << statement.output;
+  // float16 positions overflow past 65504: the run must stop there.
+  const auto overflow = run("gate --kernel-lib " + cache16 + " --contract 'positions=float16'");
+  EXPECT_EQ(overflow.exit_code, 2);
+  EXPECT_NE(overflow.output.find("--max-position: must be at most 65504"), std::string::npos) << overflow.output;
   write_text("not_audit.json", R"({"report": "gate"})");
   const auto from = run("gate --kernel-lib " + cache16 + " --contract-from " + path("not_audit.json"));
   EXPECT_EQ(from.exit_code, 2);

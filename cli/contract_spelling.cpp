@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 
+#include "audit/detector_catalog.h"
 #include "io/io_error.h"
 #include "io/json_file.h"
 #include "recipes/recipe_catalog.h"
@@ -55,6 +57,8 @@ recipe recipe_of_spelling(const std::string& text, std::string_view flag) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = trimmed(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty() || (comma != std::string_view::npos && trimmed(rest).empty()))
+      throw bad_input(flag, "has an empty item (a stray comma)", text, "STAGE=CHOICE,…");
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos)
       throw bad_input(flag, "is not STAGE=CHOICE", item, "stages: " + stage_names());
@@ -122,6 +126,10 @@ bounds::accuracy_contract contract_of_json(const json& j, const std::string& pat
                    j.contains("recipe") ? "both" : "neither");
   bounds::accuracy_contract c;
   if (j.contains("recipe")) {
+    // A recipe for every dtype names none: an "output" would hold the others to its dtype's.
+    if (j["recipe"].is_object() && j["recipe"].contains("output"))
+      throw io_error(path, "recipe.output", "names a dtype in a recipe for every dtype (give it as recipes.<dtype>)",
+                     j["recipe"]["output"].dump());
     c.for_all = recipe_of_object(j["recipe"], path, "recipe", false, std::nullopt);
   } else {
     const json& per = j["recipes"];
@@ -156,8 +164,9 @@ bounds::accuracy_contract contract_of_json(const json& j, const std::string& pat
   } else {
     c.name = spelled;
   }
-  c.statement = j.contains("statement") && j["statement"].is_string() ? j["statement"].get<std::string>()
-                                                                      : "recipe " + spelled + origin;
+  if (j.contains("statement") && !j["statement"].is_string())
+    throw io_error(path, "statement", "must be a string", j["statement"].dump());
+  c.statement = j.contains("statement") ? j["statement"].get<std::string>() : "recipe " + spelled + origin;
   return c;
 }
 
@@ -178,6 +187,17 @@ bounds::accuracy_contract contract_of_audit_json(const std::vector<audit_json>& 
     const json& rj = j.value("recipe", json());
     if (rj.is_null())
       throw io_error(path, "recipe", "is null: the audit sampled no rotated output, so found no recipe", "null");
+    // A recipe fitted to a dump the audit blames on a bug (or cannot explain) is no recipe to hold
+    // the kernel to: it would bless the bug.
+    if (const json& d = j.value("diagnosis", json()); d.is_array() && !d.empty() && d[0].is_object()) {
+      const std::string first = d[0].value("code", "");
+      if (first == "unexplained" || std::any_of(audit::detectors().begin(), audit::detectors().end(),
+                                                [&](const audit::detector& x) { return first == x.code; }))
+        throw io_error(path, "diagnosis[0].code", "names a bug or an unexplained error, not a recipe: fix the kernel "
+                       "(or gate it against a baseline) before taking a contract from its audit", first);
+    }
+    if (rj.contains("bit_exact") && !rj["bit_exact"].is_number())
+      throw io_error(path, "recipe.bit_exact", "is not a number", rj["bit_exact"].dump());
     recipe r = recipe_of_object(rj, path, "recipe", true, t);
     // A float32 angle is evaluated by a float32 cos/sin, and two of them (glibc's cosf, a
     // vectorised libm's) differ by an ulp where the recipe fit cannot tell them from a correctly
@@ -232,6 +252,16 @@ bounds::accuracy_contract read_contract(const std::string& contract, const std::
                     "contracts: " + names);
   }
   return contract_of_file(contract);
+}
+
+// float16 positions overflow at 65520 (to infinity, and the outputs to NaN): a contract with
+// them promises nothing past that, so the run must stop there.
+void check_positions_fit(const bounds::accuracy_contract& c, std::int64_t max_position, std::string_view flag) {
+  bool float16_positions = c.for_all && c.for_all->positions == dtype::float16;
+  for (const auto& [t, r] : c.by_dtype) float16_positions = float16_positions || r.positions == dtype::float16;
+  if (float16_positions && (max_position <= 0 || max_position > 65504))
+    throw bad_input(flag, "must be at most 65504 with a contract of positions=float16 (float16 overflows past it)",
+                    max_position > 0 ? std::to_string(max_position) : "none");
 }
 
 }  // namespace ropecheck::cli

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <string_view>
 #include <vector>
 
@@ -34,5 +36,9 @@ struct audit_json {
   nlohmann::json report;
 };
 bounds::accuracy_contract contract_of_audit_json(const std::vector<audit_json>& audits, std::string_view flag);
+
+// Refuses (bad_input naming `flag`) a run whose largest position a contract's float16
+// positions cannot hold (max_position 0: none given).
+void check_positions_fit(const bounds::accuracy_contract& contract, std::int64_t max_position, std::string_view flag);
 
 }  // namespace ropecheck::cli

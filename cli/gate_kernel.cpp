@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "bounds/accuracy_contracts.h"
+#include "cli/contract_spelling.h"
 #include "cli/gate.h"
 #include "io/io_error.h"
 
@@ -26,6 +27,7 @@ properties::check_options run_checks(const bounds::accuracy_contract& contract, 
   checks.max_position = fast::kernel_domain{.max_position = max_position}
                             .intersect(fast::kernel_domain{.max_position = contract.max_position})
                             .max_position;
+  check_positions_fit(contract, checks.max_position, "max_position");
   checks.domain.negative_positions = positions == "all" && !contract.nonnegative_positions;
   checks.properties = properties;
   return checks;

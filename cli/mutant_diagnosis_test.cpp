@@ -140,8 +140,6 @@ struct misnaming {
 constexpr misnaming known_misnamings[] = {
     {"rotate_half_over_head_dim", "unexplained",
      "no detector pairs j with j + head_dim/2 under a partial rotary"},
-    {"float32_inverse_frequencies", "angle_precision",
-     "the recipe fit prefers a float32 angle to θ_j rounded to float32 with an exact angle"},
 };
 
 class mutant_diagnosis : public ::testing::TestWithParam<std::string> {};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "spec/spec_reader.h"
@@ -42,11 +43,32 @@ rc::Gen<std::int64_t> log_uniform_length(std::int64_t hi) {
                       [](double v) { return static_cast<std::int64_t>(std::floor(v)); });
 }
 
+// Every scaling the spec knows (its variant, scaling_type), drawn where the shape allows it: a
+// type added to the spec is drawn here or this fails to compile (the switch has no default).
+std::vector<std::string> drawable_types(const rope_shape& shape) {
+  std::vector<std::string> types;
+  for (std::size_t i = 1; i < std::variant_size_v<rope_scaling>; ++i) {
+    const auto type = static_cast<scaling_type>(i);
+    bool drawable = true;
+    switch (type) {
+      case scaling_type::ntk:
+      case scaling_type::dynamic: drawable = shape.rotary_dim > 2; break;  // b·s^(d/(d−2)) needs d > 2
+      // Gemma 4's spans the whole head (its rotated pairs come from partial_rotary_factor).
+      case scaling_type::proportional: drawable = shape.rotary_dim == shape.head_dim; break;
+      case scaling_type::none:
+      case scaling_type::linear:
+      case scaling_type::yarn:
+      case scaling_type::llama3:
+      case scaling_type::longrope: break;
+    }
+    if (drawable) types.emplace_back(to_string(type));
+  }
+  return types;
+}
+
 json scaled_config(const rope_shape& shape) {
   const int pairs = shape.rotary_dim / 2;
-  std::vector<std::string> types{"linear", "yarn", "llama3", "longrope", "ntk", "dynamic"};
-  if (shape.rotary_dim == 2) types.resize(4);  // NTK's b·s^(d/(d−2)) needs d > 2
-  const auto type = *element_of(types);
+  const auto type = *element_of(drawable_types(shape));
   const auto convention = *element_of<std::string>(
       {"hf", "vllm", "hf_derived_factor", "deepseek", "ggml"});
   const double factor = *element_of<double>({2, 4, 8, 16, 32, 40, 2.5});
@@ -92,6 +114,8 @@ json scaled_config(const rope_shape& shape) {
     if (*element_of<bool>({true, false})) config["original_max_position_embeddings"] = l0;
     else scaling["original_max_position_embeddings"] = l0;
   }
+  if (type == "proportional")  // the first pairs rotated by θ_j/s, the rest by 0
+    config["partial_rotary_factor"] = *element_of<double>({1.0, 0.5, 0.25});
   config["rope_scaling"] = scaling;
   if (*weighted_element<bool>({{3, false}, {1, true}}))
     config["attention_factor"] = *attention_factor();

@@ -11,7 +11,9 @@
 
 namespace ropecheck::recipes {
 
-enum class frequency_method { pow, repeated_product };
+// How θ_j is made: pow in the frequencies' type (HF's 1/base^(2j/d) in float32), the repeated
+// product θ_{j−1}·s (ggml), or the exact θ_j rounded once to the type (a float64 table cast).
+enum class frequency_method { pow, repeated_product, rounded };
 enum class cache_rounding { nearest_even, truncation };
 // Where A multiplies cos/sin: into the cached values (one rounding of A·cos to the cache type,
 // as the exact contract and MLAS's float16 cache do), or after the cache is read (cos rounded

@@ -6,6 +6,7 @@
 // choice is one row here, its simulation (audit/recipe.cpp) and its derivation in §17.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -60,9 +61,12 @@ inline double roundoff_units(dtype t) { return std::ldexp(1.0, 24 - precision_bi
 inline double half_smallest_spacing(dtype t) {
   return std::ldexp(1.0, format_of(t).min_normal_exponent - precision_bits(t));
 }
-// The largest spacing of the format among values in [0, v]: 2^(⌈log₂ v⌉ - p).
+// The largest spacing of the format among values in [0, v]: 2^(⌈log₂ v⌉ - p), and never less
+// than the subnormals' 2^(emin + 1 - p).
 inline double largest_spacing_up_to(dtype t, double v) {
-  return std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(v))) - precision_bits(t));
+  const int p = precision_bits(t);
+  return std::max(std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(v))) - p),
+                  std::ldexp(1.0, format_of(t).min_normal_exponent + 1 - p));
 }
 // θ_j computed through pow in float32: the exponent 2j/d rounded moves θ_j by |ln θ_j|·u
 // relative (θ_j = base^(-2j/d)); +3 keeps it a bound for a scaling that raised θ_j by up to
@@ -97,6 +101,11 @@ inline const std::vector<recipe_stage>& recipe_stages() {
          [](const recipe&, const bound_point& at, extra_terms& t) {
            t.angle += exponent_rounding(at) + 4.0001 + roundoff_units(dtype::bfloat16);
          }},
+        // the exact θ_j rounded once: relative 2^-p.
+        {"rounded float32", [](recipe& r) { r.method = frequency_method::rounded, r.frequencies = dtype::float32; },
+         [](const recipe&, const bound_point&, extra_terms& t) { t.angle += roundoff_units(dtype::float32) * 1.0001; }},
+        {"rounded bfloat16", [](recipe& r) { r.method = frequency_method::rounded, r.frequencies = dtype::bfloat16; },
+         [](const recipe&, const bound_point&, extra_terms& t) { t.angle += roundoff_units(dtype::bfloat16) * 1.0001; }},
         {"repeated_product float64",
          [](recipe& r) { r.method = frequency_method::repeated_product, r.frequencies = dtype::float64; },
          [](const recipe&, const bound_point&, extra_terms& t) { t.angle_per_pair += 0.0001; }},
@@ -131,9 +140,13 @@ inline const std::vector<recipe_stage>& recipe_stages() {
       {"trig", "cos/sin evaluated in float32",
        {{"float64", [](recipe& r) { r.trig = dtype::float64; }},
         // cosf/sinf within 1 ulp where the exact contract counts half: half an ulp more on cos
-        // and on sin, (√2/2)·u·A·r on an output.
+        // and on sin, (√2/2)·u·A·r on an output; of a float64 angle, cosf((float)φ) rounds φ
+        // first (u relative).
         {"float32", [](recipe& r) { r.trig = dtype::float32; },
-         [](const recipe&, const bound_point&, extra_terms& t) { t.constant += 0.7072; }}},
+         [](const recipe& w, const bound_point&, extra_terms& t) {
+           t.constant += 0.7072;
+           if (w.angle == dtype::float64) t.angle += 1.0001;
+         }}},
        [](const recipe& a, const recipe& b) { return a.trig == b.trig; }},
       {"trig_cache", "cos/sin kept in a low-precision cache",
        {{"float64", [](recipe& r) { r.cache = dtype::float64; }},
