@@ -763,4 +763,12 @@ const fast::kernel_info& defect_free_kernel() {
   return kernel;
 }
 
+std::string catalog_row(const mutant& m) {
+  std::string killers;
+  for (std::string_view p : m.must_fail) killers += (killers.empty() ? "`" : ", `") + std::string(p) + "`";
+  const std::string code = m.diagnosis.empty() ? std::string("— (not visible in one dump)")
+                                               : "`" + std::string(m.diagnosis) + "`";
+  return "| `" + std::string(m.kernel.name) + "` | " + std::string(m.imitates) + " | " + killers + " | " + code + " |";
+}
+
 }  // namespace ropecheck::mutants

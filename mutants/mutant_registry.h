@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct mutant {
 };
 
 std::span<const mutant> mutant_registry();
+
+// One row of the README's mutant table, from the catalog alone: "| `name` | imitates | the
+// properties that must kill it | the audit's code |" (ropecheck_mutant_tables --catalog-rows
+// prints them; mutants_test holds the README's rows to it).
+std::string catalog_row(const mutant& m);
 const mutant* find_mutant(std::string_view name);  // nullptr if unknown
 
 // The frequencies the mutant's angles are prepared from for a spec (its own scaling code, or

@@ -1,4 +1,5 @@
-// ropecheck_mutant_tables [GATE_REPORT.json]: the two Markdown tables of the mutant zoo —
+// ropecheck_mutant_tables [GATE_REPORT.json]: the two Markdown tables of the mutant zoo (and,
+// with --catalog-rows NAME..., the README's rows for those mutants, from the catalog alone) —
 //  1. ropecheck's kill matrix summary, read from a `ropecheck gate --mutants --json` report;
 //  2. peer-style verdicts (mutants/peer_style.h) for every mutant and every correct kernel,
 //     measured here. A kernel with none of the dtypes the peer-style test has tolerances for
@@ -12,6 +13,7 @@
 #include <vector>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "fast/kernels.h"
@@ -156,8 +158,17 @@ void print_peer_table() {
 
 int main(int argc, char** argv) {
   try {
+    // --catalog-rows NAME...: the README's rows for those mutants, from the catalog.
+    if (argc >= 2 && std::string(argv[1]) == "--catalog-rows") {
+      for (int i = 2; i < argc; ++i) {
+        const mutants::mutant* m = mutants::find_mutant(argv[i]);
+        if (m == nullptr) throw std::runtime_error(std::string("no mutant '") + argv[i] + "'");
+        fmt::print("{}\n", mutants::catalog_row(*m));
+      }
+      return 0;
+    }
     if (argc > 2 || (argc == 2 && std::string(argv[1]).starts_with("-"))) {
-      std::fprintf(stderr, "usage: ropecheck_mutant_tables [GATE_REPORT.json]\n");
+      std::fprintf(stderr, "usage: ropecheck_mutant_tables [GATE_REPORT.json] | --catalog-rows MUTANT...\n");
       return 2;
     }
     if (argc == 2) print_kill_table(argv[1]);

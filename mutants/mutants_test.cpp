@@ -121,6 +121,30 @@ TEST(mutant_tables, the_documented_tables_list_the_registry) {
       << holding[0] << ": the peer-style table is not the registry's (run scripts/mutant-tables.py)";
 }
 
+// The README's few rows of the mutant table are the catalog's (catalog_row): a mutant renamed,
+// or a claim or code changed, fails here until `ropecheck_mutant_tables --catalog-rows` is
+// pasted again between the markers.
+TEST(mutant_tables, the_readme_rows_are_the_catalogs) {
+  const std::string text = text_of(std::filesystem::path(ROPECHECK_SOURCE_DIR) / "README.md");
+  const std::string begin = "<!-- mutant-catalog:begin", end = "<!-- mutant-catalog:end -->";
+  const std::size_t from = text.find(begin), to = text.find(end);
+  ASSERT_NE(from, std::string::npos) << "README.md has no mutant-catalog block";
+  ASSERT_NE(to, std::string::npos);
+  std::istringstream lines(text.substr(from, to - from));
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("| `")) continue;
+    const std::string name = line.substr(3, line.find('`', 3) - 3);
+    const mutant* m = find_mutant(name);
+    ASSERT_NE(m, nullptr) << "README.md lists an unknown mutant " << name;
+    EXPECT_EQ(line, catalog_row(*m)) << "README.md's row of " << name
+                                     << " is not the catalog's (ropecheck_mutant_tables --catalog-rows)";
+    ++rows;
+  }
+  EXPECT_GE(rows, 1);
+}
+
 TEST(mutant_registry, never_in_the_kernel_registry) {
   for (const auto& m : mutant_registry()) {
     EXPECT_EQ(fast::find_kernel(m.kernel.name), nullptr) << m.kernel.name;

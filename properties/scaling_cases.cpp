@@ -114,8 +114,12 @@ json scaled_config(const rope_shape& shape) {
     if (*element_of<bool>({true, false})) config["original_max_position_embeddings"] = l0;
     else scaling["original_max_position_embeddings"] = l0;
   }
-  if (type == "proportional")  // the first pairs rotated by θ_j/s, the rest by 0
-    config["partial_rotary_factor"] = *element_of<double>({1.0, 0.5, 0.25});
+  if (type == "proportional") {  // the first pairs rotated by θ_j/s, the rest by 0 (at least one rotated)
+    std::vector<double> fractions{1.0};
+    for (const double f : {0.5, 0.25})
+      if (f * shape.head_dim / 2 >= 1) fractions.push_back(f);
+    config["partial_rotary_factor"] = *element_of(fractions);
+  }
   config["rope_scaling"] = scaling;
   if (*weighted_element<bool>({{3, false}, {1, true}}))
     config["attention_factor"] = *attention_factor();

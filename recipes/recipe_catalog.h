@@ -92,14 +92,14 @@ inline const std::vector<recipe_stage>& recipe_stages() {
        {// double pow: a few double roundings, 2^-52 relative: far below 10^-4·u.
         {"pow float64", [](recipe& r) { r.method = frequency_method::pow, r.frequencies = dtype::float64; },
          [](const recipe&, const bound_point&, extra_terms& t) { t.angle += 0.0001; }},
-        // the exponent's rounding, powf within 1 ulp (2u), the division 1/x (u), the scaling's
-        // product (u).
+        // the exponent's rounding, powf within 1 ulp (2u), the division 1/x (u), the base as a
+        // float32 (u), a scaling's per-pair factor rounded to float32 (u) and its product (u).
         {"pow float32", [](recipe& r) { r.method = frequency_method::pow, r.frequencies = dtype::float32; },
-         [](const recipe&, const bound_point& at, extra_terms& t) { t.angle += exponent_rounding(at) + 4.0001; }},
+         [](const recipe&, const bound_point& at, extra_terms& t) { t.angle += exponent_rounding(at) + 6.0001; }},
         // the same, then rounded to bfloat16 (2^-8 relative).
         {"pow bfloat16", [](recipe& r) { r.method = frequency_method::pow, r.frequencies = dtype::bfloat16; },
          [](const recipe&, const bound_point& at, extra_terms& t) {
-           t.angle += exponent_rounding(at) + 4.0001 + roundoff_units(dtype::bfloat16);
+           t.angle += exponent_rounding(at) + 6.0001 + roundoff_units(dtype::bfloat16);
          }},
         // the exact θ_j rounded once: relative 2^-p.
         {"rounded float32", [](recipe& r) { r.method = frequency_method::rounded, r.frequencies = dtype::float32; },

@@ -60,6 +60,12 @@ static int recipe_apply(const ropecheck_rope_call* call) {
   float theta[MAX_PAIRS];
   theta[0] = (float)call->inverse_frequencies[0];
   for (int64_t j = 1; j < half; ++j) {
+    /* A θ of 0 (Gemma 4's proportional RoPE leaves its last pairs unrotated) has no ratio: the
+       product starts again from the given θ_j. */
+    if (call->inverse_frequencies[j - 1] == 0) {
+      theta[j] = (float)call->inverse_frequencies[j];
+      continue;
+    }
     const float step = (float)(call->inverse_frequencies[j] / call->inverse_frequencies[j - 1]);
     theta[j] = theta[j - 1] * step;
   }

@@ -27,7 +27,10 @@ def _hf_inv_freq(inv_freq: np.ndarray, d: int, base_offset: float = 0) -> np.nda
     per pair (θ_j over the plain θ_j) applied in float32, as transformers' rope_init functions do."""
     with np.errstate(over="ignore"):
         base = np.float32((inv_freq[0] / inv_freq[1]) ** (d / 2) if d >= 4 else np.inf)
-    if not np.isfinite(base):  # one pair, or a base float32 cannot hold: θ_j rounded
+    # The first pairs' ratio is the base's only where the scaling leaves them geometric (llama3
+    # and YaRN keep the high frequencies; LongRoPE divides every pair by its own factor).
+    geometric = d >= 6 and inv_freq[2] != 0 and abs((inv_freq[0] / inv_freq[1]) / (inv_freq[1] / inv_freq[2]) - 1) < 1e-9
+    if not np.isfinite(base) or not geometric:  # no base to recover: θ_j rounded to float32
         return inv_freq.astype(np.float32)
     # powf of the float32 exponent, rounded once (NumPy's own float32 power is not powf).
     exponent = np.arange(0, d, 2, dtype=np.float32) / np.float32(d)
