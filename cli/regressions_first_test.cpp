@@ -60,8 +60,14 @@ TEST_F(RegressionsFirst, TheSeededRegressionIsARegressionWithItsOwnCounterexampl
   const auto& now = property(report_, "norm_preserved/float32");
   const auto& before = property(baseline_, "norm_preserved/float32");
   EXPECT_EQ(now["verdict"], "fail");
-  ASSERT_EQ(before["verdict"], "fail") << "the baseline's norm_preserved held: nothing known to hide behind";
   EXPECT_NE(now["counterexample"], before["counterexample"]);
+  // Sanitizer builds run a quarter of the quick cases (property_runner.h case_count), where the
+  // baseline's norm_preserved may hold: then the regression is a new failure, with nothing known
+  // to hide behind, and the ratio checks below have no baseline failure to compare with.
+  if (before["verdict"] != "fail") {
+    EXPECT_EQ(before["verdict"], "pass");
+    return;
+  }
   // Shrunk past the baseline's worst/bound × 1.1, not merely past the bound: the new error.
   const std::string message = now["message"];
   EXPECT_TRUE(message.starts_with("norm_preserved regressed past the --baseline ratchet: this case's worst/bound "))
