@@ -453,11 +453,9 @@ reports::gate_report run_gate_report(const gate_options& o) {
     throw bad_input("--max-position", "is negative", std::to_string(o.max_position));
   if (o.positions != "all" && o.positions != "nonnegative")
     throw bad_input("--positions", "is not all or nonnegative", o.positions);
-  // The tighter of --max-position and the contract's own.
-  std::int64_t max_position = o.max_position;
-  if (contract.max_position > 0)
-    max_position = max_position > 0 ? std::min(max_position, contract.max_position) : contract.max_position;
-  check_positions_fit(contract, max_position, "--max-position");
+  // --max-position and --positions with the contract's own domain.
+  const fast::kernel_domain run = run_domain(contract, o.max_position, o.positions, "--max-position");
+  const std::int64_t max_position = run.max_position;
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw bad_input("--shard", "is not I/N with 0 <= I < N",
                     fmt::format("{}/{}", o.shard_index, o.shard_count));
@@ -472,9 +470,8 @@ reports::gate_report run_gate_report(const gate_options& o) {
   properties::check_options checks;
   checks.contract = &contract;
   checks.max_position = max_position;
-  // --positions and the contract's "positions" narrow every kernel's domain
-  // (fast::kernel_domain), as --max-position and the contract's max_position do.
-  checks.domain.negative_positions = o.positions == "all" && !contract.nonnegative_positions;
+  // The run narrows every kernel's domain (fast::kernel_domain).
+  checks.domain.negative_positions = run.negative_positions;
   const auto domain_of_run = [&](const fast::kernel_info& kernel) {
     return kernel.domain.intersect(checks.domain).intersect(fast::kernel_domain{.max_position = max_position});
   };

@@ -254,14 +254,20 @@ bounds::accuracy_contract read_contract(const std::string& contract, const std::
   return contract_of_file(contract);
 }
 
-// float16 positions overflow at 65520 (to infinity, and the outputs to NaN): a contract with
-// them promises nothing past that, so the run must stop there.
-void check_positions_fit(const bounds::accuracy_contract& c, std::int64_t max_position, std::string_view flag) {
+fast::kernel_domain run_domain(const bounds::accuracy_contract& c, std::int64_t max_position,
+                               std::string_view positions, std::string_view max_position_flag) {
+  fast::kernel_domain d = fast::kernel_domain{.max_position = max_position}.intersect(
+      fast::kernel_domain{.max_position = c.max_position});
+  d.negative_positions = positions == "all" && !c.nonnegative_positions;
+  // float16 positions overflow at 65520 (to infinity, and the outputs to NaN): a contract with
+  // them promises nothing past that, so the run must stop there.
   bool float16_positions = c.for_all && c.for_all->positions == dtype::float16;
   for (const auto& [t, r] : c.by_dtype) float16_positions = float16_positions || r.positions == dtype::float16;
-  if (float16_positions && (max_position <= 0 || max_position > 65504))
-    throw bad_input(flag, "must be at most 65504 with a contract of positions=float16 (float16 overflows past it)",
-                    max_position > 0 ? std::to_string(max_position) : "none");
+  if (float16_positions && (d.max_position <= 0 || d.max_position > 65504))
+    throw bad_input(max_position_flag,
+                    "must be at most 65504 with a contract of positions=float16 (float16 overflows past it)",
+                    d.max_position > 0 ? std::to_string(d.max_position) : "none");
+  return d;
 }
 
 }  // namespace ropecheck::cli

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bounds/accuracy_contracts.h"
+#include "fast/kernels.h"
 
 namespace ropecheck::cli {
 
@@ -37,8 +38,11 @@ struct audit_json {
 };
 bounds::accuracy_contract contract_of_audit_json(const std::vector<audit_json>& audits, std::string_view flag);
 
-// Refuses (bad_input naming `flag`) a run whose largest position a contract's float16
-// positions cannot hold (max_position 0: none given).
-void check_positions_fit(const bounds::accuracy_contract& contract, std::int64_t max_position, std::string_view flag);
+// The domain a run narrows every kernel's to: the tighter of its maximum position and the
+// contract's (0: none), and no negative position when `positions` ("all" or "nonnegative") or
+// the contract says so. Refuses (bad_input naming `max_position_flag`) a run whose largest
+// position a contract's float16 positions cannot hold.
+fast::kernel_domain run_domain(const bounds::accuracy_contract& contract, std::int64_t max_position,
+                               std::string_view positions, std::string_view max_position_flag);
 
 }  // namespace ropecheck::cli

@@ -23,12 +23,10 @@ properties::check_options run_checks(const bounds::accuracy_contract& contract, 
                                      std::string_view positions, const std::vector<std::string>& properties) {
   properties::check_options checks;
   checks.contract = &contract;
-  // The tighter of the run's maximum position and the contract's own (run_gate_report's rule).
-  checks.max_position = fast::kernel_domain{.max_position = max_position}
-                            .intersect(fast::kernel_domain{.max_position = contract.max_position})
-                            .max_position;
-  check_positions_fit(contract, checks.max_position, "max_position");
-  checks.domain.negative_positions = positions == "all" && !contract.nonnegative_positions;
+  // The run's domain, as `ropecheck gate` narrows it (contract_spelling.h).
+  const fast::kernel_domain run = run_domain(contract, max_position, positions, "max_position");
+  checks.max_position = run.max_position;
+  checks.domain.negative_positions = run.negative_positions;
   checks.properties = properties;
   return checks;
 }
