@@ -7,6 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "abi/abi_dtype.h"
 #include "io/io_error.h"
 
 namespace ropecheck::abi {
@@ -19,15 +20,7 @@ constexpr const char* pointer_names[] = {"q.input",   "q.output", "k.input",    
                                          "positions", "inverse_frequencies", "pair_streams"};
 
 std::string dtype_name(std::int32_t d) {
-  switch (d) {
-    case ROPECHECK_DTYPE_FLOAT32: return "float32";
-    case ROPECHECK_DTYPE_FLOAT16: return "float16";
-    case ROPECHECK_DTYPE_BFLOAT16: return "bfloat16";
-    case ROPECHECK_DTYPE_FLOAT8_E4M3FN: return "float8_e4m3fn";
-    case ROPECHECK_DTYPE_FLOAT8_E5M2: return "float8_e5m2";
-    case ROPECHECK_DTYPE_INT32: return "int32";
-    case ROPECHECK_DTYPE_INT64: return "int64";
-  }
+  if (const std::optional<dtype> t = dtype_of_abi_code(d)) return std::string(to_string(*t));
   return fmt::format("dtype {}", d);
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "abi/abi_dtype.h"
 #include "abi/kernel_descriptors.h"
 #include "fast/kernels.h"
 #include "ropecheck/kernel_abi.h"
@@ -15,6 +16,8 @@
 namespace {
 
 using namespace ropecheck;
+using ropecheck::abi::abi_code;
+using ropecheck::abi::dtype_of_abi_code;
 
 constexpr std::size_t max_builtin_kernels = 16;
 
@@ -25,16 +28,9 @@ int fail(const ropecheck_rope_call* call, int status, const char* message) {
 }
 
 bool storage_of(int32_t abi, dtype& out) {
-  switch (abi) {
-    case ROPECHECK_DTYPE_FLOAT32: out = dtype::float32; return true;
-    case ROPECHECK_DTYPE_FLOAT16: out = dtype::float16; return true;
-    case ROPECHECK_DTYPE_BFLOAT16: out = dtype::bfloat16; return true;
-    case ROPECHECK_DTYPE_INT32: out = dtype::int32; return true;
-    case ROPECHECK_DTYPE_INT64: out = dtype::int64; return true;
-    case ROPECHECK_DTYPE_FLOAT8_E4M3FN: out = dtype::float8_e4m3fn; return true;
-    case ROPECHECK_DTYPE_FLOAT8_E5M2: out = dtype::float8_e5m2; return true;
-    default: return false;
-  }
+  const std::optional<dtype> t = dtype_of_abi_code(abi);
+  if (t) out = *t;
+  return t.has_value();
 }
 
 fast::rope_tensor tensor_of(const ropecheck_tensor& t) {
@@ -109,11 +105,7 @@ extern "C" __attribute__((visibility("default"))) const ropecheck_kernel* ropech
     for (std::size_t i = 0; i < registry.size() && i < max_builtin_kernels; ++i) {
       uint32_t dtypes = 0, pairings = 0;
       for (dtype t : registry[i].dtypes)
-        dtypes |= 1u << (t == dtype::float32         ? ROPECHECK_DTYPE_FLOAT32
-                         : t == dtype::float16       ? ROPECHECK_DTYPE_FLOAT16
-                         : t == dtype::bfloat16      ? ROPECHECK_DTYPE_BFLOAT16
-                         : t == dtype::float8_e4m3fn ? ROPECHECK_DTYPE_FLOAT8_E4M3FN
-                                                     : ROPECHECK_DTYPE_FLOAT8_E5M2);
+        dtypes |= 1u << abi_code(t);
       for (pairing p : registry[i].pairings)
         pairings |= 1u << (p == pairing::adjacent ? ROPECHECK_PAIRING_ADJACENT : ROPECHECK_PAIRING_HALF);
       // The registry's names are string literals: their data() is NUL-terminated.

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <string_view>
 
+#include "abi/abi_dtype.h"
 #include "abi/kernel_descriptors.h"
 #include "abi/kernel_worker.h"
 #include "io/file_bytes.h"
@@ -20,20 +21,6 @@
 
 namespace ropecheck::abi {
 namespace {
-
-int32_t abi_dtype(dtype t) {
-  switch (t) {
-    case dtype::float32: return ROPECHECK_DTYPE_FLOAT32;
-    case dtype::float16: return ROPECHECK_DTYPE_FLOAT16;
-    case dtype::bfloat16: return ROPECHECK_DTYPE_BFLOAT16;
-    case dtype::int32: return ROPECHECK_DTYPE_INT32;
-    case dtype::int64: return ROPECHECK_DTYPE_INT64;
-    case dtype::float8_e4m3fn: return ROPECHECK_DTYPE_FLOAT8_E4M3FN;
-    case dtype::float8_e5m2: return ROPECHECK_DTYPE_FLOAT8_E5M2;
-    case dtype::float64: return 0;  // not an ABI storage type
-  }
-  return 0;
-}
 
 ropecheck_tensor abi_tensor(const fast::rope_tensor& t) {
   return {t.input, t.output, t.heads, t.input_token_stride, t.input_head_stride,
@@ -109,7 +96,7 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
                                "rotary_dim does not match the prepared frequencies");
   const ropecheck_rope_call abi_call{
       wrapped.abi_version,
-      abi_dtype(call.storage),
+      abi_code(call.storage),
       call.pair == pairing::adjacent ? ROPECHECK_PAIRING_ADJACENT : ROPECHECK_PAIRING_HALF,
       call.dir == fast::direction::forward ? ROPECHECK_DIRECTION_FORWARD : ROPECHECK_DIRECTION_INVERSE,
       call.head_dim,
@@ -118,7 +105,7 @@ fast::status call_abi_kernel(const void* context, const fast::rope_call& call,
       abi_tensor(call.q),
       abi_tensor(call.k),
       call.positions,
-      abi_dtype(call.position_type),
+      abi_code(call.position_type),
       frequencies.inverse_frequencies.data(),
       frequencies.attention_factor,
       message.data(),
@@ -247,9 +234,8 @@ kernel_library kernel_library::load(const std::filesystem::path& path, const iso
           "{}: kernel [{}]: field 'name': a second kernel of this name (names are unique within a "
           "library) '{}'",
           state->path, i, name));
-    for (dtype t : {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
-                    dtype::float8_e5m2})
-      if (k.dtypes & (1u << abi_dtype(t))) state->dtypes[i].push_back(t);
+    for (dtype t : storage_dtypes)
+      if (k.dtypes & (1u << abi_code(t))) state->dtypes[i].push_back(t);
     if (k.pairings & (1u << ROPECHECK_PAIRING_HALF)) state->pairings[i].push_back(pairing::half_split);
     if (k.pairings & (1u << ROPECHECK_PAIRING_ADJACENT)) state->pairings[i].push_back(pairing::adjacent);
     if (state->dtypes[i].empty() || state->pairings[i].empty())

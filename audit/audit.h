@@ -37,6 +37,12 @@ struct audit_input {
   // judged against sat(y_exact / σ) within bounds::scaled_output_bound's terms (§19).
   float output_scale = 1.0f;
   std::string spec_file, x_file, positions_file, y_file;  // for the report
+  // Threads of the judging loop (judging_loop.h; 0: every core). The report is the same for any.
+  int threads = 0;
+  // A config with one RoPE setup per layer type (Gemma 3's sliding and full attention): the
+  // setups of the other layer types, which the diagnosis tries as a config mistake
+  // (config_neighbours.h). Empty otherwise.
+  std::vector<rope_spec> other_layer_types;
 };
 
 // `progress(done, total)` is called now and then with rows done.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "audit/config_neighbours.h"
 #include "audit/detector_catalog.h"
 #include "bounds/error_bounds.h"
 #include "reference/double_tier.h"
@@ -20,7 +22,7 @@
 namespace ropecheck::audit {
 
 explanation diagnosis_context::explain(const alternative_rotation& alternative, double stored_scale,
-                                       pairing pairs) const {
+                                       const pair_map& pair_at) const {
   std::int64_t within = 0, total = 0;
   double worst = 0;
   tolerance_rule stored_rule = rule;  // the tolerance of values stored as round(y / stored_scale)
@@ -32,7 +34,7 @@ explanation diagnosis_context::explain(const alternative_rotation& alternative, 
     alternative(v, ref);
     const auto m = positions_of(v);
     for (int j = 0; j < rotary / 2; ++j) {
-      const auto [a, b] = pair_of(pairs, rotary, j);
+      const auto [a, b] = pair_at(j);
       const double norm = std::hypot(v.x[a], v.x[b]);
       for (const int c : {a, b}) {
         // As judge_pairs: sat(y_exact / σ) (the identity at σ = 1 but for fp8's saturation).
@@ -101,6 +103,14 @@ std::optional<reports::finding> detect_wrong_pairing(const diagnosis_context& c)
 std::optional<reports::finding> detect_position_offset(const diagnosis_context& c) {
   const std::vector<int> shifts = {-4, -3, -2, -1, 0, 1, 2, 3, 4};
   const reference::double_tier tier(c.in.spec, c.sampled_positions(shifts));
+  // A stream past the first that is 0 in every sampled row is a runtime's constant, not a
+  // position (llama.cpp's fourth IMROPE stream e): a position_ids offset leaves it at 0.
+  std::vector<bool> held_at_zero(static_cast<std::size_t>(c.in.spec.streams.streams()), true);
+  held_at_zero[0] = false;
+  for (const auto& v : c.sampled.vectors) {
+    const auto m = c.positions_of(v);
+    for (std::size_t s = 1; s < m.size(); ++s) held_at_zero[s] = held_at_zero[s] && m[s] == 0;
+  }
   // The shift that explains the most outputs (the smallest |k| on a tie): under a recipe's
   // widened tolerance a neighbouring shift may explain some outputs too.
   int best_k = 0;
@@ -108,7 +118,8 @@ std::optional<reports::finding> detect_position_offset(const diagnosis_context& 
   for (const int k : {1, -1, 2, -2, 3, -3, 4, -4}) {
     const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
       auto m = c.positions_of(v);
-      for (auto& p : m) p += k;  // every stream shifted: a position_ids offset
+      for (std::size_t s = 0; s < m.size(); ++s)  // every stream shifted: a position_ids offset
+        if (!held_at_zero[s]) m[s] += k;
       diagnosis_context::rotate_at(tier, v, m, ref);
     });
     if (e.within > best.within) best = e, best_k = k;
@@ -205,30 +216,87 @@ std::optional<reports::finding> detect_output_scale(const diagnosis_context& c) 
   return std::nullopt;
 }
 
+namespace {
+
+// One other stream layout a kernel may have rotated by: what it is, the spec whose layout it
+// rotates by, and the positions it reads (per stream, from the configured streams' positions).
+struct layout_alternative {
+  std::string what;  // the message's description of the bug
+  rope_spec spec;
+  std::function<std::vector<std::int64_t>(std::vector<std::int64_t>)> positions;
+};
+
+// Interleaved M-RoPE's two runtimes (rope_spec.h mrope_interleaved_4): under a three-stream spec
+// (transformers, vLLM), ggml's IMROPE as llama.cpp runs it, its fourth stream e = 0; under a
+// four-stream spec, e read as the temporal position or as 0 where the positions give another.
+std::vector<layout_alternative> fourth_stream_alternatives(const rope_spec& spec) {
+  std::vector<layout_alternative> rows;
+  if (spec.streams.rule == stream_rule::mrope_interleaved) {
+    rope_spec ggml = spec;
+    ggml.streams.rule = stream_rule::mrope_interleaved_4;
+    rows.push_back({"ggml's four-stream IMROPE as llama.cpp runs it: the pairs past the three interleaved "
+                    "sections turned by a fourth stream e = 0, not by the temporal position",
+                    ggml, [](std::vector<std::int64_t> p) {
+                      p.push_back(0);
+                      return p;
+                    }});
+  }
+  if (spec.streams.rule == stream_rule::mrope_interleaved_4) {
+    rows.push_back({"the fourth stream e read as the temporal position (transformers' and vLLM's interleaved "
+                    "M-RoPE) where the positions give e",
+                    spec, [](std::vector<std::int64_t> p) {
+                      p[3] = p[0];
+                      return p;
+                    }});
+    rows.push_back({"the fourth stream e read as 0 (llama.cpp's value) where the positions give e", spec,
+                    [](std::vector<std::int64_t> p) {
+                      p[3] = 0;
+                      return p;
+                    }});
+  }
+  return rows;
+}
+
+}  // namespace
+
 // stream_layout: with position streams, the output is the rotation under another stream layout
 // (the bugs that shipped, mutants/mutant_registry.cpp): the two non-temporal streams exchanged
 // (M-RoPE height and width sections swapped; vision rows and columns read as (col, row)), the
-// contiguous layout where interleaved was meant or the reverse (a kernel that hard-coded one), or
-// a text token's position put in stream 0 only (the others at 0).
+// contiguous layout where interleaved was meant or the reverse (a kernel that hard-coded one),
+// a text token's position put in stream 0 only (the others at 0), or interleaved M-RoPE's
+// fourth stream read the other runtime's way (ggml's IMROPE: llama.cpp sets e = 0 where
+// transformers and vLLM rotate those pairs by the temporal position).
 std::optional<reports::finding> detect_stream_layout(const diagnosis_context& c) {
   const stream_layout& configured = c.in.spec.streams;
   if (!configured.multi()) return std::nullopt;
   const int streams = configured.streams();
-  struct alternative {
-    std::string what;                 // the message's description of the bug
-    rope_spec spec;                   // the layout it rotates by
-    std::function<std::vector<std::int64_t>(std::vector<std::int64_t>)> positions;  // the streams it reads
-  };
+  using alternative = layout_alternative;
   const auto same = [](std::vector<std::int64_t> p) { return p; };
   std::vector<alternative> alternatives;
   alternatives.push_back(
       {configured.vision() ? "rows and columns exchanged: (row, col) read as (col, row)"
                            : "the height and width sections exchanged (each reads the other's positions)",
-       c.in.spec, [](std::vector<std::int64_t> p) {
-         std::swap(p[p.size() - 2], p[p.size() - 1]);
+       c.in.spec, [first = configured.vision() ? 0 : 1](std::vector<std::int64_t> p) {
+         std::swap(p[first], p[first + 1]);  // (row, col), or M-RoPE's (h, w)
          return p;
        }});
   if (!configured.vision()) {
+    // M-RoPE's (t, h, w) streams read in another order (a positions tensor built or indexed in
+    // another order): every other permutation but the height/width exchange above.
+    std::array<int, 3> order = {0, 1, 2};
+    const char* const name = "thw";
+    while (std::next_permutation(order.begin(), order.end())) {
+      if (order == std::array<int, 3>{0, 2, 1}) continue;
+      alternatives.push_back({fmt::format("the position streams read in the order ({}, {}, {}) instead of (t, h, w)",
+                                          name[order[0]], name[order[1]], name[order[2]]),
+                              c.in.spec, [order](std::vector<std::int64_t> p) {
+                                const std::vector<std::int64_t> given = p;
+                                for (std::size_t k = 0; k < 3; ++k) p[k] = given[static_cast<std::size_t>(order[k])];
+                                return p;
+                              }});
+    }
+  }
+  if (configured.rule == stream_rule::mrope_sections || configured.rule == stream_rule::mrope_interleaved) {
     // The other M-RoPE rule with the same pairs per stream.
     const auto map = pair_streams(configured, c.in.spec.rotary_dim);
     std::vector<int> counts(3, 0);
@@ -242,6 +310,7 @@ std::optional<reports::finding> detect_stream_layout(const diagnosis_context& c)
                                           "layout)", to_string(other.streams.rule), to_string(configured.rule)),
                               other, same});
   }
+  for (const auto& row : fourth_stream_alternatives(c.in.spec)) alternatives.push_back(row);
   alternatives.push_back({"a text token's position put in stream 0 only, the other streams left at 0", c.in.spec,
                           [](std::vector<std::int64_t> p) {
                             if (std::all_of(p.begin(), p.end(), [&](std::int64_t m) { return m == p.front(); }))
@@ -385,14 +454,12 @@ std::optional<reports::finding> detect_positions_wrapped(const diagnosis_context
   return std::nullopt;
 }
 
-// frequency_mismatch / config_mismatch: the output is the rotation by another θ_j — the
-// inverse-frequency formula's exponent off (2j/(d−2), j/d: a base of base^(d/(d−2)) or √base),
-// the config's rope_theta not read (a common default base instead), or its rope_scaling
-// dropped or with llama3's two frequency factors exchanged. Each alternative is a spec the
-// reference rotates by; the first that explains the output is named, with both values.
+// frequency_mismatch: the output is the rotation by another θ_j — the inverse-frequency
+// formula's exponent off (2j/(d−2), j/d: a base of base^(d/(d−2)) or √base). Each alternative
+// is a spec the reference rotates by; the first that explains the output is named. (A config
+// field read wrong is config_mismatch's, below.)
 std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_context& c) {
   struct alternative {
-    const char* code;
     std::string what;
     rope_spec spec;
   };
@@ -405,38 +472,12 @@ std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_contex
     return other;
   };
   if (d > 2)
-    alternatives.push_back({"frequency_mismatch",
-                            fmt::format("θ_j = base^(−2j/(d−2)): the inverse-frequency exponent's endpoint off by one "
+    alternatives.push_back({fmt::format("θ_j = base^(−2j/(d−2)): the inverse-frequency exponent's endpoint off by one "
                                         "(as a base of {:.6g})", std::pow(s.base, d / (d - 2))),
                             with_base(std::pow(s.base, d / (d - 2)))});
-  alternatives.push_back({"frequency_mismatch",
-                          fmt::format("θ_j = base^(−j/d): arange(0, d/2)/d where arange(0, d, 2)/d was meant (as a "
+  alternatives.push_back({fmt::format("θ_j = base^(−j/d): arange(0, d/2)/d where arange(0, d, 2)/d was meant (as a "
                                       "base of {:.6g})", std::sqrt(s.base)),
                           with_base(std::sqrt(s.base))});
-  for (const double base : {10000.0, 500000.0, 1000000.0, 100000.0, 50000.0})
-    if (base != s.base)
-      alternatives.push_back({"config_mismatch",
-                              fmt::format("Y matches rope_theta = {:.6g}; the spec says {:.6g} (the config's base not "
-                                          "read, a default used)", base, s.base),
-                              with_base(base)});
-  if (type_of(s.scaling) != scaling_type::none) {
-    rope_spec unscaled = s;
-    unscaled.scaling = no_scaling{};
-    alternatives.push_back({"config_mismatch",
-                            fmt::format("Y matches no rope_scaling; the spec says {} (the scaling computed but not "
-                                        "applied)", to_string(type_of(s.scaling))),
-                            unscaled});
-  }
-  if (const auto* l = std::get_if<llama3_scaling>(&s.scaling); l && l->low_freq_factor != l->high_freq_factor) {
-    rope_spec swapped = s;
-    auto& m = std::get<llama3_scaling>(swapped.scaling);
-    std::swap(m.low_freq_factor, m.high_freq_factor);
-    alternatives.push_back({"config_mismatch",
-                            fmt::format("Y matches rope_scaling low_freq_factor = {:.6g}, high_freq_factor = {:.6g}; "
-                                        "the spec says the reverse (the two factors exchanged)",
-                                        m.low_freq_factor, m.high_freq_factor),
-                            swapped});
-  }
   for (const alternative& a : alternatives) {
     std::optional<reference::double_tier> tier;
     try {
@@ -448,12 +489,138 @@ std::optional<reports::finding> detect_frequency_mismatch(const diagnosis_contex
       diagnosis_context::rotate_at(*tier, v, c.positions_of(v), ref);
     });
     if (beats_reference(c, e))
-      return reports::finding{a.code, fmt::format("the output is the rotation by other inverse frequencies: {}", a.what),
+      return reports::finding{"frequency_mismatch",
+                              fmt::format("the output is the rotation by other inverse frequencies: {}", a.what),
                               e.within,
                               fmt::format("recomputed with those frequencies: {:.1f}% of sampled outputs within "
                                           "tolerance", 100 * e.within)};
   }
   return std::nullopt;
+}
+
+// config_mismatch: the output is the rotation under a neighbouring spec (config_neighbours.h):
+// one config field at another conventional value. Each neighbour is judged with its own θ_j and
+// A in the tolerance (and, on top of a suspected recipe, that recipe's error at its θ_j); the
+// neighbour that explains the most sampled outputs is named (the first on a tie), with the field
+// and both values.
+std::optional<reports::finding> detect_config_mismatch(const diagnosis_context& c) {
+  const auto& all = c.in.stream_positions.empty() ? c.in.positions : c.in.stream_positions;
+  const std::int64_t highest = all.empty() ? 0 : *std::max_element(all.begin(), all.end());
+  const std::vector<config_neighbour> neighbours =
+      config_neighbours(c.in.spec, highest + 1, c.rule.scale.factor, c.in.other_layer_types);
+  const std::vector<std::int64_t> positions = c.sampled_positions();
+  const config_neighbour* best = nullptr;
+  explanation best_e;
+  for (const config_neighbour& n : neighbours) {
+    std::optional<reference::double_tier> tier;
+    try {
+      tier.emplace(n.spec, positions);
+    } catch (const std::exception&) {
+      continue;  // a spec the reference cannot rotate by is no explanation
+    }
+    diagnosis_context under = c;
+    under.theta.assign(tier->inverse_frequencies().begin(), tier->inverse_frequencies().end());
+    under.theta.resize(c.theta.size());
+    under.rule.scale = bounds::attention_scale_for(tier->attention_factor());
+    const auto e = under.explain([&](const sampled_vector& v, std::span<double> ref) {
+      diagnosis_context::rotate_at(*tier, v, c.positions_of(v), ref);
+    });
+    if (e.within > best_e.within && beats_reference(c, e)) best = &n, best_e = e;
+  }
+  if (best == nullptr) return std::nullopt;
+  c.matched_config = best->spec;
+  const explanation spec = c.explain([](const sampled_vector& v, std::span<double> ref) {
+    std::copy(v.ref.begin(), v.ref.end(), ref.begin());
+  });
+  return reports::finding{
+      "config_mismatch",
+      fmt::format("Y matches {} = {}; the spec says {} ({})", best->field, best->value, best->spec_value,
+                  best->mistake),
+      best_e.within,
+      fmt::format("recomputed with {} = {}: {:.1f}% of sampled outputs within tolerance (with the spec's {}: {:.1f}%; "
+                  "{} neighbouring configs tried)",
+                  best->field, best->value, 100 * best_e.within, best->spec_value, 100 * spec.within,
+                  neighbours.size())};
+}
+
+// wrong_pairing under a partial rotary: the half-split partner of pair j taken at j + head_dim/2
+// (rotate_half over the whole head, partial_rotary_factor ignored in the indexing) instead of
+// j + rotary_dim/2. Pair j turns (x_j, x_{j+head_dim/2}) by θ_j; the dims rotary_dim/2 …
+// rotary_dim − 1 the bug leaves unwritten are not judged.
+std::optional<reports::finding> detect_partner_over_head_dim(const diagnosis_context& c) {
+  const rope_spec& s = c.in.spec;
+  if (s.pair != pairing::half_split || s.rotary_dim == s.head_dim) return std::nullopt;
+  const int half_head = s.head_dim / 2, pairs = s.rotary_dim / 2;
+  const reference::double_tier tier(s, c.sampled_positions());
+  const auto e = c.explain(
+      [&](const sampled_vector& v, std::span<double> ref) {
+        const std::vector<double> cs = cos_sin_of(c, tier, v);
+        for (int j = 0; j < pairs; ++j) {
+          const double cj = cs[static_cast<std::size_t>(2 * j)], sj = cs[static_cast<std::size_t>(2 * j + 1)];
+          ref[j] = v.x[j] * cj - v.x[j + half_head] * sj;
+          ref[j + half_head] = v.x[j + half_head] * cj + v.x[j] * sj;
+        }
+      },
+      c.in.output_scale, [half_head](int j) { return pair_index<int>{j, j + half_head}; });
+  if (!diagnosis_context::explains(e)) return std::nullopt;
+  return reports::finding{
+      "wrong_pairing",
+      fmt::format("the output pairs dim j with j + head_dim/2 = j + {}, not j + rotary_dim/2 = j + {}: rotate_half over "
+                  "the whole head under a partial rotary (dims {} … {} rotated, {} … {} left unwritten)",
+                  half_head, pairs, half_head, half_head + pairs - 1, pairs, s.rotary_dim - 1),
+      e.within,
+      fmt::format("recomputed with pairs (j, j + {}): {:.1f}% of those outputs within tolerance (worst {:.3g} units)",
+                  half_head, 100 * e.within, e.max_units)};
+}
+
+// trig_range_reduction: sin/cos evaluated by a fast path that reduces the angle by 2π rounded
+// to float32 (__sinf-style intrinsics): past |m·θ_j| > R the kernel turns by m·θ_j − k·δ, k the
+// number of turns removed and δ = fl32(2π) − 2π ≈ 1.75e-7. R is searched over powers of two.
+std::optional<reports::finding> detect_trig_range_reduction(const diagnosis_context& c) {
+  constexpr double two_pi = 6.283185307179586476925286766559;
+  const double delta = static_cast<double>(static_cast<float>(two_pi)) - two_pi;
+  const int rotary = c.in.spec.rotary_dim;
+  const auto streams = pair_streams(c.in.spec.streams, rotary);
+  double widest = 0;
+  for (const sampled_vector& v : c.sampled.vectors) {
+    const auto m = c.positions_of(v);
+    for (int j = 0; j < rotary / 2; ++j)
+      widest = std::max(widest, std::fabs(static_cast<double>(m[static_cast<std::size_t>(streams[j])]) * c.theta[j]));
+  }
+  const reference::double_tier tier(c.in.spec, c.sampled_positions());
+  std::optional<double> best_range;
+  explanation best;
+  for (int k = 0; k <= 30 && std::exp2(k) < widest; ++k) {
+    const double range = std::exp2(k);
+    const auto e = c.explain([&](const sampled_vector& v, std::span<double> ref) {
+      const std::vector<double> cs = cos_sin_of(c, tier, v);
+      const auto m = c.positions_of(v);
+      for (int j = 0; j < rotary / 2; ++j) {
+        double cj = cs[static_cast<std::size_t>(2 * j)], sj = cs[static_cast<std::size_t>(2 * j + 1)];
+        const double phi = static_cast<double>(m[static_cast<std::size_t>(streams[j])]) * c.theta[j];
+        if (std::fabs(phi) > range) {  // turned by φ − ε: (cos, sin)(φ − ε) by angle subtraction
+          const double eps = std::nearbyint(phi / two_pi) * delta;
+          const double ce = std::cos(eps), se = std::sin(eps);
+          const double c2 = cj * ce + sj * se, s2 = sj * ce - cj * se;
+          cj = c2, sj = s2;
+        }
+        const auto [a, b] = pair_of(c.in.spec.pair, rotary, j);
+        ref[a] = v.x[a] * cj - v.x[b] * sj;
+        ref[b] = v.x[b] * cj + v.x[a] * sj;
+      }
+    });
+    if (e.within > best.within) best = e, best_range = range;
+  }
+  if (!best_range || !beats_reference(c, best)) return std::nullopt;
+  return reports::finding{
+      "trig_range_reduction",
+      fmt::format("the output is cos/sin of the angle reduced by 2π rounded to float32 past |m·θ_j| > {:.6g} rad: a "
+                  "fast sin/cos path (__sinf/__cosf-style) without full range reduction at large angles",
+                  *best_range),
+      best.within,
+      fmt::format("recomputed with m·θ_j − round(m·θ_j/2π)·(fl32(2π) − 2π) past {:.6g} rad: {:.1f}% of sampled outputs "
+                  "within tolerance (angles to {:.3g} rad sampled)",
+                  *best_range, 100 * best.within, widest)};
 }
 
 // pair_tail_wrong: the first J pairs are right and the pairs from J on are not — a vector

@@ -11,6 +11,7 @@
 
 #include "audit/detector_catalog.h"
 #include "audit/forensics.h"
+#include "audit/recipe_search.h"
 #include "audit/sample.h"
 #include "bounds/accuracy_contracts.h"
 #include "recipes/recipe_catalog.h"
@@ -81,8 +82,10 @@ void diagnose_context(const audit_input& in, std::vector<reports::finding>& out)
 
 // The recipes a bug is looked for on top of, narrowest first: the one the audit fitted (when it
 // is not a correct kernel's), then those of most real kernels — float32 angles, a float16 or
-// bfloat16 cos/sin cache, and both.
-std::vector<recipes::recipe> suspected_recipes(const std::optional<recipes::recipe>& fitted) {
+// bfloat16 cos/sin cache, both, and for an output of that 16-bit type both with its arithmetic
+// (PyTorch's native 16-bit path: Hugging Face in float16 or bfloat16; its error allowed on
+// another output would excuse that output's own bugs).
+std::vector<recipes::recipe> suspected_recipes(const std::optional<recipes::recipe>& fitted, dtype judged) {
   std::vector<recipes::recipe> out;
   const recipes::recipe correct = recipes::correct_kernel_recipe(dtype::float32);
   const auto add = [&](recipes::recipe r) {
@@ -98,6 +101,8 @@ std::vector<recipes::recipe> suspected_recipes(const std::optional<recipes::reci
     cached.cache = cache, both.cache = cache;
     add(cached);
     add(both);
+    both.arithmetic = cache;
+    if (judged == cache) add(both);
   }
   return out;
 }
@@ -105,7 +110,7 @@ std::vector<recipes::recipe> suspected_recipes(const std::optional<recipes::reci
 std::optional<std::vector<reports::finding>> bug_under_a_recipe(diagnosis_context& c,
                                                                 const reference::double_tier& tier,
                                                                 const forensics_result& f) {
-  for (const recipes::recipe& r : suspected_recipes(f.found)) {
+  for (const recipes::recipe& r : suspected_recipes(f.found, c.in.judged)) {
     const bounds::accuracy_contract contract = bounds::contract_of_recipe(bounds::recipe_spelling(r), "", r);
     c.recipe = &contract;
     // The recipe alone explains Y: no bug on top of it (the recipe's stages are the causes).
@@ -138,6 +143,35 @@ std::optional<std::vector<reports::finding>> bug_under_a_recipe(diagnosis_contex
   return std::nullopt;
 }
 
+bool is_stage_code(const std::string& code) {
+  const auto& stages = search_stages();
+  return std::any_of(stages.begin(), stages.end(), [&](const search_stage& s) { return s.code == code; });
+}
+
+// The recipe fit and attribution under `spec` (a config neighbour Y matches): the sample's
+// exact outputs recomputed under it, the rest of the audit's input as it is.
+forensics_result refit_under(const audit_input& in, const sample& sampled, const diagnosis_context& c,
+                             const rope_spec& spec) {
+  audit_input corrected;  // the audit's input without its tensors (the sample holds the rows)
+  corrected.spec = spec;
+  corrected.positions = in.positions;
+  corrected.stream_positions = in.stream_positions;
+  corrected.heads = in.heads;
+  corrected.tokens_per_sequence = in.tokens_per_sequence;
+  corrected.judged = in.judged;
+  corrected.tolerance_units = in.tolerance_units;
+  corrected.output_scale = in.output_scale;
+  const reference::double_tier tier(spec, c.sampled_positions());
+  sample resampled = sampled;
+  for (sampled_vector& v : resampled.vectors) diagnosis_context::rotate_at(tier, v, c.positions_of(v), v.ref);
+  const diagnosis_context under{corrected, resampled,
+                                tolerance_rule{in.tolerance_units, in.judged,
+                                               bounds::attention_scale_for(tier.attention_factor()), in.output_scale},
+                                std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
+                                nullptr, std::nullopt};
+  return attribute(under, tier);
+}
+
 }  // namespace
 
 void diagnose(const audit_input& in, const reference::double_tier& tier, const sample& sampled,
@@ -161,7 +195,7 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
                       tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor()),
                                      in.output_scale},
                       std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
-                      nullptr};
+                      nullptr, std::nullopt};
   // The recipe fit (forensics.h) replays each recipe's roundings at each pair's stream position.
   const forensics_result f = attribute(c, tier);
   r.recipe = f.recipe;
@@ -182,11 +216,28 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
     // causes (they were fitted to a rotation that is not the configured one).
     if (causes.empty()) {
       for (auto& finding : f.findings)
-        if (finding.code != "output_rounding") causes.push_back(std::move(finding));
+        if (finding.code != "output_rounding") causes.push_back(finding);
       std::stable_sort(causes.begin(), causes.end(),
                        [](const reports::finding& a, const reports::finding& b) { return a.share > b.share; });
+      // The main cause is that of most failing outputs; the worst output's is stated beside it.
+      if (!causes.empty() && f.worst_output)
+        causes.front().message += causes.front().code == f.worst_output->code
+                                      ? "; it is also the largest part at the worst output"
+                                      : "; " + f.worst_output->sentence;
     }
-    const auto rounding = std::find_if(f.findings.begin(), f.findings.end(),
+    // A config field read wrong: the recipe is refitted under the spec Y matches, and its stages
+    // follow the config_mismatch in place of those fitted to the audited spec's rotation.
+    std::optional<forensics_result> corrected;
+    if (!causes.empty() && causes.front().code == "config_mismatch" && c.matched_config) {
+      corrected = refit_under(in, sampled, c, *c.matched_config);
+      std::erase_if(causes, [](const reports::finding& x) { return is_stage_code(x.code); });
+      for (const auto& finding : corrected->findings)
+        if (finding.code != "output_rounding") causes.push_back(finding);
+      r.recipe = corrected->recipe;
+      r.attribution = corrected->attribution;
+    }
+    const forensics_result& fitted = corrected ? *corrected : f;
+    const auto rounding = std::find_if(fitted.findings.begin(), fitted.findings.end(),
                                        [](const reports::finding& x) { return x.code == "output_rounding"; });
     if (causes.empty()) {
       double residual = 0;
@@ -194,15 +245,16 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
         if (a.stage == "unexplained") residual = a.share;
       causes.push_back({"unexplained",
                         fmt::format("{} outputs exceed the tolerance and no recipe or known bug (pairing, position "
-                                    "offset, scale factor, output scale, low-precision positions, frequencies, angles, cos/sin "
-                                    "or arithmetic) reproduces them", r.outputs_beyond_tolerance),
+                                    "offset, scale factor, output scale, a config field read wrong, low-precision "
+                                    "positions, frequencies, angles, cos/sin or arithmetic) reproduces them",
+                                    r.outputs_beyond_tolerance),
                         residual,
                         r.recipe.fitted ? fmt::format("the closest recipe leaves {:.3g} units on average",
                                                       r.recipe.residual_units)
                                         : "no rotated output was sampled"});
     }
     // output_rounding: after every other cause, never the main one unless nothing else is.
-    if (rounding != f.findings.end() && rounding->share >= 0.05) causes.push_back(*rounding);
+    if (rounding != fitted.findings.end() && rounding->share >= 0.05) causes.push_back(*rounding);
   }
   r.diagnosis = std::move(causes);
   r.diagnosis.insert(r.diagnosis.end(), data.begin(), data.end());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "bounds/accuracy_contracts.h"
 #include "audit/tolerance.h"
 #include "reference/double_tier.h"
+#include "spec/pair_index.h"
 
 namespace ropecheck::audit {
 
@@ -33,6 +35,9 @@ struct diagnosis_context {
   // error (bounds/accuracy_contracts.h), so that a bug is recognised on top of a low-precision
   // recipe. Null: a correct kernel's tolerance.
   const bounds::accuracy_contract* recipe = nullptr;
+  // The neighbouring spec config_mismatch last matched (detectors.cpp): the diagnosis refits the
+  // recipe under it, since the one fitted under the audited spec fitted the wrong rotation.
+  mutable std::optional<rope_spec> matched_config = {};
 
   // The sampled row's position in each stream of the spec's layout ({v.position} with one).
   std::vector<std::int64_t> positions_of(const sampled_vector& v) const;
@@ -54,7 +59,14 @@ struct diagnosis_context {
     return explain(alternative, stored_scale, in.spec.pair);
   }
   // `pairs`: the pairing the alternative rotates by, whose pair norms the tolerance scales with.
-  explanation explain(const alternative_rotation& alternative, double stored_scale, pairing pairs) const;
+  explanation explain(const alternative_rotation& alternative, double stored_scale, pairing pairs) const {
+    const int rotary = in.spec.rotary_dim;
+    return explain(alternative, stored_scale, [pairs, rotary](int j) { return pair_of(pairs, rotary, j); });
+  }
+  // `pair_at(j)`: the two coordinates the alternative rotates as pair j (j < rotary_dim/2), the
+  // outputs judged — for a pairing that is no spec's (a partner past the rotary dims).
+  using pair_map = std::function<pair_index<int>(int)>;
+  explanation explain(const alternative_rotation& alternative, double stored_scale, const pair_map& pair_at) const;
   static bool explains(const explanation& e) { return e.within >= 0.99; }
 };
 

@@ -12,6 +12,7 @@
 #include "bounds/accuracy_contracts.h"
 #include "bounds/error_bounds.h"
 #include "spec/pair_index.h"
+#include "spec/stream_layout.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -20,8 +21,8 @@ bool same_value(double a, double b) {
   return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
 }
 
-// Which sampled vectors a distance is taken over: all, those holding a failing output, or
-// one (the worst output's).
+// Which sampled outputs a distance is taken over: all, those beyond tolerance, or the outputs
+// of one vector (the worst output's).
 struct scope {
   enum kinds { all, failing, one } kind = all;
   std::size_t vector = 0;
@@ -36,12 +37,27 @@ class recomputation {
   // mean the same with and without a scale.
   recomputation(const diagnosis_context& c, const reference::double_tier& tier)
       : c_(c), simulator_(c.in.spec, tier, c.in.output_scale), rotary_(c.in.spec.rotary_dim) {
-    for (const sampled_vector& v : c.sampled.vectors)
+    const auto stream = pair_streams(c.in.spec.streams, rotary_);
+    for (const sampled_vector& v : c.sampled.vectors) {
+      const auto m = c.positions_of(v);
+      const std::size_t first = beyond_.size();
+      beyond_.resize(first + static_cast<std::size_t>(rotary_), false);
       for (int j = 0; j < rotary_ / 2; ++j) {
         const auto [a, b] = pair_of(c.in.spec.pair, rotary_, j);
-        norm_.push_back(std::hypot(v.x[a], v.x[b]) / c.in.output_scale);
+        const double norm = std::hypot(v.x[a], v.x[b]);
+        norm_.push_back(norm / c.in.output_scale);
+        // Beyond tolerance as the verdict judges it (judge_pairs.h): |y − sat(y_exact/σ)|.
+        for (const int k : {a, b}) {
+          const double err = std::fabs(v.y[k] - bounds::saturated_exact(c.in.judged, v.ref[k] / c.in.output_scale));
+          const std::int64_t mj = m[static_cast<std::size_t>(stream[j])];
+          beyond_[first + static_cast<std::size_t>(k)] =
+              !(err <= c.rule.allowed(norm, mj, c.theta[static_cast<std::size_t>(j)], v.y[k]));
+        }
       }
+    }
   }
+  // How many sampled outputs are beyond tolerance.
+  std::size_t beyond() const { return static_cast<std::size_t>(std::count(beyond_.begin(), beyond_.end(), true)); }
 
   std::vector<double> outputs(const recipe& r) {
     simulator_.prepare(r);
@@ -71,8 +87,7 @@ class recomputation {
     std::size_t n = 0;
     for (std::size_t i = 0; i < p.size(); ++i) {
       const std::size_t vector = i / static_cast<std::size_t>(rotary_);
-      if ((where.kind == scope::failing && !c_.sampled.vectors[vector].failing) ||
-          (where.kind == scope::one && vector != where.vector))
+      if ((where.kind == scope::failing && !beyond_[i]) || (where.kind == scope::one && vector != where.vector))
         continue;
       const double norm = norm_[pair_slot(i)];
       if (!(norm > 0)) continue;
@@ -115,6 +130,7 @@ class recomputation {
   recipe_simulator simulator_;
   int rotary_;
   std::vector<double> norm_;  // per (vector, pair)
+  std::vector<bool> beyond_;  // per output: beyond tolerance
 };
 
 // The catalog's name of the choice `r` makes at stage `name` (recipes/recipe_catalog.h).
@@ -178,12 +194,11 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
 
   // Attribution: each differing stage's move when made correct alone; the correct kernel's
   // distance from exact (output_rounding); the residual (unexplained). Measured where the audit
-  // fails — over the sampled vectors that hold an output beyond tolerance — when it does, so
-  // that the main cause is the one of the failing outputs, not of the average one.
-  const std::size_t failing = c.sampled.failing();
+  // fails — over the sampled outputs beyond tolerance — when it does, so that the main cause is
+  // the one of the failing outputs, not of the average one.
+  const std::size_t failing = re.beyond();
   const scope where{failing > 0 ? scope::failing : scope::all, 0};
-  const std::string over = failing > 0 ? fmt::format("the {} sampled vectors that hold an output beyond tolerance",
-                                                     failing)
+  const std::string over = failing > 0 ? fmt::format("the {} sampled outputs beyond tolerance", failing)
                                        : std::string("the sampled outputs");
   const std::vector<double> correct_outputs = re.outputs(correct);
   const double inherent = re.distance(correct_outputs, exact, where);
@@ -193,6 +208,7 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
     const search_stage* stage;
     double units;
     std::string evidence;
+    double at_worst = 0;  // its move at the worst output's vector
   };
   std::vector<part> parts;
   for (const search_stage& stage : search_stages()) {
@@ -202,17 +218,30 @@ forensics_result attribute(const diagnosis_context& c, const reference::double_t
     const std::vector<double> fixed_outputs = re.outputs(fixed);
     const double moved = re.distance(best_outputs, fixed_outputs, where);
     std::string at_worst;
+    double worst_move = 0;
     if (worst) {
       const sampled_vector& v = c.sampled.vectors[*worst];
+      worst_move = re.distance(best_outputs, fixed_outputs, {scope::one, *worst});
       at_worst = fmt::format("; at the vector holding the worst output (m = {}, head {}) by {:.3g} units", v.position,
-                             v.head, re.distance(best_outputs, fixed_outputs, {scope::one, *worst}));
+                             v.head, worst_move);
     }
     parts.push_back({&stage, moved,
                      fmt::format("recomputing Y with {} {} instead of {} moves {} by {:.3g} units on average{}; the "
                                  "recipe found matches {:.1f}% of the sampled outputs bit for bit (a correct "
                                  "kernel's recipe: {:.1f}%)",
                                  stage.stage, stage.choice_name(best), stage.choice_name(correct), over, moved,
-                                 at_worst, 100 * fit.bit_exact, 100 * recomputation::bit_exact(y, correct_outputs))});
+                                 at_worst, 100 * fit.bit_exact, 100 * recomputation::bit_exact(y, correct_outputs)),
+                     worst_move});
+  }
+  // The worst output's own cause: the stage that moves its vector most, stated beside the main
+  // cause (diagnosis.cpp) — at long context it can differ from the cause of most failing outputs.
+  const auto worst_part = std::max_element(parts.begin(), parts.end(),
+                                           [](const part& a, const part& b) { return a.at_worst < b.at_worst; });
+  if (worst && worst_part != parts.end() && worst_part->at_worst > 0) {
+    const sampled_vector& v = c.sampled.vectors[*worst];
+    result.worst_output = {std::string(worst_part->stage->code),
+                           fmt::format("at the worst output (m = {}, head {}) the largest part is {} ({:.3g} units)",
+                                       v.position, v.head, worst_part->stage->what, worst_part->at_worst)};
   }
   const double residual = re.distance(y, best_outputs, where);
   double sum = inherent + residual;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "audit/diagnosis_context.h"
@@ -25,6 +26,12 @@ struct forensics_result {
   // One finding per stage the recomputation supports (code from recipe_search.h), plus
   // output_rounding; each with its share and evidence, not yet ordered.
   std::vector<reports::finding> findings;
+  // The stage that moves the worst output most: its code and a sentence, stated beside the main
+  // cause. Empty when no stage differs from a correct kernel's.
+  struct worst_cause {
+    std::string code, sentence;
+  };
+  std::optional<worst_cause> worst_output;
 };
 
 forensics_result attribute(const diagnosis_context& c, const reference::double_tier& sample_tier);

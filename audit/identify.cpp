@@ -2,8 +2,9 @@
 // so z = Σ_heads conj(x)·y = A·Σ|x|²·e^{iφ} gives φ = (m + offset)·θ_j (mod 2π) and A. θ_j comes
 // from angle differences between rows — first across the smallest position gap, then refined
 // against rows ever further away (each step's prediction error stays far below π, so the
-// wrap-around is resolved) — and is independent of the offset. log θ_j is then fitted by a line
-// in j (weighted by each θ_j's precision): its slope is the base, its intercept a linear factor.
+// wrap-around is resolved) — and is independent of the offset. The convention behind θ_j (a
+// snapped base, a named scaling) is identify_conventions.h's; the offset is then read against
+// its θ.
 #include "audit/identify.h"
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include <optional>
 
 #include "audit/audit.h"
+#include "audit/identify_conventions.h"
 #include "io/io_error.h"
 #include "spec/pair_index.h"
 #include "spec/spec_reader.h"
@@ -27,10 +29,6 @@
 
 namespace ropecheck::audit {
 namespace {
-
-// The base written when the data cannot decide it (every pair at frequency index 0): the
-// usual default; any base gives those pairs the same frequency.
-constexpr double nominal_base = 10000;
 
 double wrap(double a) {  // into (−π, π]
   a = std::remainder(a, 2 * std::numbers::pi);
@@ -94,13 +92,20 @@ std::optional<theta_fit> stream_theta(const tuple_angles& t, int s, int j) {
   return fit_theta(m, phi);
 }
 
-// Does pair j turn by p_s·θ at (nearly) every tuple? The angle of a correctly rounded output is
-// within a few units of 2^-p of the exact one; `tolerance` is far above that and far below
-// what a wrong stream's position differences give.
-bool follows(const tuple_angles& t, int s, int j, double theta, double tolerance) {
+// How far one row's angle may sit from m·θ: the output's noise, plus what a float32 recipe
+// leaves in the angle itself — m·θ rounded to float32 (half a unit of 2^-24 relative) and θ_j
+// itself rounded — which grows with the angle (4 units of 2^-24 of |m·θ| covers both).
+double angle_tolerance(double noise, double angle) { return noise + 4 * 0x1p-24 * std::fabs(angle); }
+
+// Does pair j turn by p_s·θ at (nearly) every tuple? The angle of an output is within
+// angle_tolerance of p_s·θ; that is far below what a wrong stream's position differences give
+// wherever the streams differ by more than the tolerance's share of a turn.
+bool follows(const tuple_angles& t, int s, int j, double theta, double noise) {
   std::size_t within = 0;
-  for (std::size_t i = 0; i < t.p.size(); ++i)
-    within += std::fabs(wrap(std::arg(t.z[i][j]) - static_cast<double>(t.p[i][s]) * theta)) <= tolerance;
+  for (std::size_t i = 0; i < t.p.size(); ++i) {
+    const double angle = static_cast<double>(t.p[i][s]) * theta;
+    within += std::fabs(wrap(std::arg(t.z[i][j]) - angle)) <= angle_tolerance(noise, angle);
+  }
   return static_cast<double>(within) >= 0.999 * static_cast<double>(t.p.size());
 }
 
@@ -118,6 +123,16 @@ std::vector<stream_layout> candidate_layouts(int streams, int pairs) {
     for (int s1 = 1; s1 < pairs; ++s1)
       for (int s2 = 1; s1 + s2 < pairs; ++s2) {
         const stream_layout l{stream_rule::mrope_interleaved, {pairs - s1 - s2, s1, s2}};
+        auto map = pair_streams(l, 2 * pairs);
+        if (std::find(seen.begin(), seen.end(), map) != seen.end()) continue;
+        seen.push_back(std::move(map));
+        out.push_back(l);
+      }
+  } else if (streams == 4) {  // ggml's IMROPE (t, h, w, e): every section split, once per map
+    std::vector<std::vector<std::int32_t>> seen;
+    for (int s0 = 1; s0 <= pairs - 2; ++s0)
+      for (int s1 = 1; s0 + s1 <= pairs - 1; ++s1) {
+        const stream_layout l{stream_rule::mrope_interleaved_4, {s0, s1, pairs - s0 - s1}};
         auto map = pair_streams(l, 2 * pairs);
         if (std::find(seen.begin(), seen.end(), map) != seen.end()) continue;
         seen.push_back(std::move(map));
@@ -144,8 +159,9 @@ identification identify(const identify_input& in) {
   id.head_dim = d;
   const int streams = in.streams;
   id.streams = streams;
-  if (streams != 1 && streams != 2 && streams != 3)
-    throw io_error(in.positions_file, "shape", "does not give 1, 2 (row, column) or 3 (t, h, w) position streams",
+  if (streams < 1 || streams > 4)
+    throw io_error(in.positions_file, "shape",
+                   "does not give 1, 2 (row, column), 3 (t, h, w) or 4 (ggml's t, h, w, e) position streams",
                    std::to_string(streams));
   const auto rows = static_cast<std::int64_t>(in.positions.size()) / streams;
   const std::int64_t row_count = std::min<std::int64_t>(rows, 4096), head_count = std::min<std::int64_t>(in.heads, 8);
@@ -285,6 +301,17 @@ identification identify(const identify_input& in) {
         per_stream[j].push_back(stream_theta(t, s, j));
         if (per_stream[j][s]) fitting[j][s] = follows(t, s, j, per_stream[j][s]->theta, noise);
       }
+    // A stream past the first at 0 in every row (llama.cpp's fourth IMROPE stream e): a pair
+    // that turns by nothing at any row is that stream's, R(0), not a varying stream's at θ = 0
+    // (RoPE has no zero frequency). Its θ_j cannot be read (unread below).
+    for (int s = 1; s < streams; ++s) {
+      if (!std::all_of(t.p.begin(), t.p.end(), [&](const std::vector<std::int64_t>& p) { return p[s] == 0; })) continue;
+      for (int j = 0; j < pairs; ++j)
+        if (std::all_of(t.z.begin(), t.z.end(), [&](const auto& row) { return std::fabs(std::arg(row[j])) <= noise; })) {
+          for (int other = 0; other < streams; ++other) fitting[j][other] = other == s;
+          per_stream[j][s] = theta_fit{0, 1};
+        }
+    }
     for (int j = 0; j < pairs; ++j)
       id.stream_distinct_pairs += std::count(fitting[j].begin(), fitting[j].end(), true) == 1;
     std::vector<stream_layout> consistent;
@@ -306,7 +333,7 @@ identification identify(const identify_input& in) {
         found += (j ? " " : "") + (which.empty() ? std::string("-") : which);
       }
       throw io_error(in.y_file, "values", "follow no stream layout ropecheck knows (mrope_sections, "
-                     "mrope_interleaved, vision rows/columns first, alternating)",
+                     "mrope_interleaved, mrope_interleaved_4, vision rows/columns first, alternating)",
                      "streams per pair: " + found,
                      "'-': no stream's positions explain that pair's angle (a position offset, or not RoPE)");
     }
@@ -324,72 +351,69 @@ identification identify(const identify_input& in) {
       fits[j] = *per_stream[j][stream_of[j]];
     }
   }
-  // θ_j per pair (its stream's fit) and how far each reached.
+  // θ_j per pair (its stream's fit), how far each reached, and the largest |position| its
+  // stream holds (a float32 recipe's angle error grows with it).
   id.theta.assign(static_cast<std::size_t>(pairs), 0);
-  std::vector<double> reach(static_cast<std::size_t>(pairs));
+  std::vector<double> reach(static_cast<std::size_t>(pairs)), farthest(static_cast<std::size_t>(pairs), 0);
+  // A pair that turns by no more than the output's noise over its reach cannot be read (a
+  // 16-bit output at close positions leaves its lowest frequencies unturned): its θ_j is set to
+  // that resolution, which the evidence below then counts as unmeasured. No pair turning at all
+  // is no rotation by the position.
+  int unread = 0;
+  id.theta_read.assign(static_cast<std::size_t>(pairs), true);
   for (int j = 0; j < pairs; ++j) {
     id.theta[j] = std::fabs(fits[j].theta);
     reach[j] = fits[j].reach;
-    if (!(id.theta[j] > 0 && std::isfinite(id.theta[j])))
-      throw io_error(in.y_file, "values", fmt::format("turn pair {} by the same angle at every position", j),
-                     fmt::format("{}", id.theta[j]), "its frequency cannot be read: is it rotated by the position?");
+    for (const auto& p : t.p) farthest[j] = std::max(farthest[j], std::fabs(static_cast<double>(p[stream_of[j]])));
+    if (!(id.theta[j] * reach[j] > noise && std::isfinite(id.theta[j])))
+      id.theta[j] = noise / reach[j], id.theta_read[j] = false, ++unread;
   }
+  if (unread == pairs)
+    throw io_error(in.y_file, "values", "turn pair 0 by the same angle at every position",
+                   fmt::format("{}", std::fabs(fits[0].theta)),
+                   "no pair's frequency can be read: is it rotated by the position?");
 
-  // log θ_j = −(2 f(j)/rotary)·log base − log s, weighted by (θ_j·reach_j)²: the angle noise over
-  // the widest difference, relative to θ_j. f(j) is the pair's frequency index (j, or the vision
-  // rule's, spec/stream_layout.h).
-  const auto fit = [&](const std::vector<int>& f, bool with_intercept) {
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  // The evidence a named convention is judged on (identify_conventions.h). θ_j's relative
+  // uncertainty is the angle tolerance at its farthest position over the widest difference it
+  // was read across (the rows' differences give θ_j, so a decode block far from 0 is read as
+  // well as one near it, only its float32 angle noise is larger); θ_j read to no better than 5%
+  // (too few radians to tell) constrains nothing, and one read to 5% still tells a frequency
+  // order apart (a vision layout's 0.75 from 1 in bfloat16). A model fits when it leaves at
+  // most 4 such uncertainties plus what a float32 recipe's θ_j carries: (f(j) + 4) units of
+  // 2^-23 (a repeated product of a float32 ratio, ggml's, rounds f(j) times; pow and a scaling
+  // a few).
+  const auto evidence_for = [&](const std::vector<int>& f) {
+    frequency_evidence e;
+    e.theta = id.theta, e.index = f, e.rotary_dim = rotary, e.head_dim = d;
+    e.attention = id.attention_factor, e.attention_tolerance = noise;
+    for (const auto& p : t.p)
+      for (const std::int64_t m : p)
+        e.sequence_length = std::max(e.sequence_length, m < std::numeric_limits<std::int64_t>::max() ? m + 1 : m);
     for (int j = 0; j < pairs; ++j) {
-      const double x = -2.0 * f[j] / rotary, y = std::log(id.theta[j]), w = std::pow(id.theta[j] * reach[j], 2);
-      sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
+      // The line fit weighs pairs by the output's noise alone (a float64 kernel's θ_j are then
+      // read to their full precision); the tolerance adds the float32 angle's.
+      e.precision.push_back(noise / (id.theta[j] * reach[j]));
+      const double precision = angle_tolerance(noise, farthest[j] * id.theta[j]) / (id.theta[j] * reach[j]);
+      e.tolerance.push_back(precision > 0.05 ? std::numeric_limits<double>::infinity()
+                                             : 4 * precision + (f[j] + 4) * 0x1p-23);
     }
-    // Every pair at frequency index 0 (one pair): θ_j = 1/s whatever the base, which the data
-    // cannot decide; the base is then a nominal one and only the factor is fitted.
-    if (sxx == 0) return std::pair{nominal_base, with_intercept ? std::exp(-sy / sw) : 1.0};
-    if (!with_intercept) return std::pair{std::exp(sxy / sxx), 1.0};
-    const double slope = (sw * sxy - sx * sy) / (sw * sxx - sx * sx), intercept = (sy - slope * sx) / sw;
-    return std::pair{std::exp(slope), std::exp(-intercept)};
+    return e;
   };
-  const auto residual = [&](const std::vector<int>& f, double base, double s) {
-    double worst = 0;
-    for (int j = 0; j < pairs; ++j) {
-      const double precision = noise / (id.theta[j] * reach[j]);  // relative uncertainty of θ_j
-      if (precision > 1e-3) continue;                              // too few radians to tell
-      const double model = std::pow(base, -2.0 * f[j] / rotary) / s;
-      const double off = std::fabs(id.theta[j] / model - 1) / std::max(precision, 1e-7);
-      if (!std::isfinite(off)) return std::numeric_limits<double>::infinity();  // a model of 0 or inf fits nothing
-      worst = std::max(worst, off);
-    }
-    return worst;  // in units of each θ_j's uncertainty
-  };
-  // The rule (among candidates sharing the stream map) whose frequency order a base fits:
-  // plainly, else with a linear factor; no rule fitting leaves explicit θ_j (one candidate only).
-  struct base_fit {
+  // The rule (among candidates sharing the stream map) whose frequency order a named
+  // convention fits; none fitting leaves explicit θ_j (one candidate only).
+  struct layout_fit {
     stream_layout layout;
     std::vector<int> f;
-    double base = 0, factor = 1;
-    bool named = false;
+    named_convention convention;
   };
-  std::vector<base_fit> named;
-  base_fit fallback;
+  std::vector<layout_fit> named;
+  std::optional<layout_fit> fallback;
   for (const stream_layout& l : candidates) {
-    base_fit b{l, std::vector<int>(static_cast<std::size_t>(pairs))};
+    layout_fit b{l, std::vector<int>(static_cast<std::size_t>(pairs)), {}};
     for (int j = 0; j < pairs; ++j) b.f[j] = streams == 1 ? j : frequency_of_pair(l, rotary, j);
-    const auto [plain_base, one] = fit(b.f, false);
-    const auto [scaled_base, factor] = fit(b.f, true);
-    // A spec's base is finite and > 1, its factor finite and > 0: a fit outside that (θ_j
-    // growing with j, all equal) is no named scaling, and the spec lists θ_j.
-    const auto valid = [](double base, double s) { return std::isfinite(base) && base > 1 && std::isfinite(s) && s > 0; };
-    if (valid(plain_base, one) && residual(b.f, plain_base, one) <= 8) {
-      b.base = plain_base, b.named = true;
-    } else if (valid(scaled_base, factor) && residual(b.f, scaled_base, factor) <= 8) {
-      b.base = scaled_base, b.factor = factor, b.named = true;
-    } else {
-      b.base = valid(plain_base, 1) ? plain_base : nominal_base;
-    }
-    if (b.named) named.push_back(b);
-    else if (fallback.f.empty()) fallback = b;
+    b.convention = name_convention(evidence_for(b.f));
+    if (b.convention.type != "explicit") named.push_back(std::move(b));
+    else if (!fallback) fallback = std::move(b);
   }
   if (named.size() > 1)
     throw io_error(in.y_file, "values", "fit the frequency order of more than one stream layout",
@@ -399,34 +423,45 @@ identification identify(const identify_input& in) {
     throw io_error(in.y_file, "values", "fit no base in the frequency order of any of the stream layouts",
                    fmt::format("{} or {}", describe(candidates[0]), describe(candidates[1])),
                    "with no named frequencies the order (rows first or alternating) cannot be told");
-  const base_fit chosen = named.empty() ? fallback : named.front();
+  const layout_fit chosen = named.empty() ? *fallback : named.front();
+  const named_convention& c = chosen.convention;
+  id.convention = c;
   id.layout = chosen.layout;
-  id.base = chosen.base;
-  id.linear_factor = chosen.factor;
-  id.explicit_frequencies = !chosen.named;
-  id.base_undetermined = std::all_of(chosen.f.begin(), chosen.f.end(), [](int f) { return f == 0; });
-  {
-    double worst = 0;
-    for (int j = 0; j < pairs; ++j) {
-      if (noise / (id.theta[j] * reach[j]) > 1e-3) continue;
-      const double model = std::pow(id.base, -2.0 * chosen.f[j] / rotary) / id.linear_factor;
-      worst = std::max(worst, std::fabs(id.theta[j] / model - 1));
-    }
-    id.frequency_residual = id.explicit_frequencies ? 0 : worst;
-  }
+  id.base = c.base;
+  id.linear_factor = c.type == "linear" ? c.factor : 1;
+  id.explicit_frequencies = c.type == "explicit" || c.type == "longrope";
+  id.base_undetermined = c.base_undetermined;
+  id.frequency_residual = c.frequency_residual;
+  // A named scaling's own attention factor (YaRN's 0.1·ln s + 1) is not written again; any
+  // other is, as the spec's top-level attention_factor.
+  if (c.type != "explicit" && std::fabs(id.attention_factor / c.attention_factor - 1) <= noise)
+    id.attention_factor = c.attention_factor;
+  else
+    id.attention_written = true;
 
   // Offset: (φ − m·θ_j)/θ_j over the lowest frequencies, where it cannot wrap; m is the pair's
-  // own stream's position.
+  // own stream's position. θ_j is the named convention's where it is taken as exact (a snapped
+  // base, or a decided convention), else the measured one. A pair votes only where that reads
+  // the offset to a quarter position: its angle tolerance over θ_j, plus for a measured θ_j its
+  // uncertainty times the farthest position — the lowest frequencies of a 16-bit output, whose
+  // angles are noise, do not vote.
   {
-    std::vector<int> lowest(static_cast<std::size_t>(pairs));
-    for (int j = 0; j < pairs; ++j) lowest[j] = j;
+    const bool exact_model = !id.explicit_frequencies && (c.base_snapped || c.confidence == 1);
+    const auto theta_of = [&](int j) {
+      return exact_model ? c.model_theta[static_cast<std::size_t>(chosen.f[j])] : id.theta[j];
+    };
+    std::vector<int> lowest;
+    for (int j = 0; j < pairs; ++j) {
+      const double th = theta_of(j), tolerance = angle_tolerance(noise, farthest[j] * th);
+      const double spread = tolerance / th + (exact_model ? 0 : tolerance / (th * reach[j]) * farthest[j]);
+      if (id.theta_read[j] && spread <= 0.25) lowest.push_back(j);
+    }
     std::stable_sort(lowest.begin(), lowest.end(), [&](int a, int b) { return chosen.f[a] > chosen.f[b]; });
     std::map<std::int64_t, int> votes;
     int cast = 0;
-    for (int k = 0; k < pairs && k < 8; ++k) {
+    for (std::size_t k = 0; k < lowest.size() && k < 8; ++k) {
       const int j = lowest[k];
-      const double th = id.explicit_frequencies || id.linear_factor != 1 ? id.theta[j]
-                                                                           : std::pow(id.base, -2.0 * chosen.f[j] / rotary);
+      const double th = theta_of(j);
       std::vector<double> c;
       for (std::size_t i = 0; i < t.p.size(); ++i)
         c.push_back(wrap(std::arg(t.z[i][j]) - static_cast<double>(t.p[i][stream_of[j]]) * th) / th);
@@ -441,33 +476,59 @@ identification identify(const identify_input& in) {
   }
 
   // The spec, and an audit of Y against it at position + offset for the recipe.
-  try {
-    id.spec = parse_spec(spec_json(id), "identify");
-  } catch (const spec_error& e) {
-    throw io_error(in.y_file, "values", "do not determine a spec ropecheck can check", "the inferred spec", e.what());
-  }
-  audit_input a;
-  a.spec = id.spec;
-  a.x = in.x;
-  a.y = in.y;
-  a.heads = in.heads;
-  a.tokens_per_sequence = rows;
-  const auto shifted = [&](std::int64_t p) {
-    std::int64_t out = 0;
-    if (__builtin_add_overflow(p, id.offset, &out))
-      throw io_error(in.positions_file, "values", "overflow int64 with the inferred position offset",
-                     fmt::format("{} + {}", p, id.offset));
-    return out;
+  const auto audit_under = [&](identification& candidate) {
+    try {
+      candidate.spec = parse_spec(spec_json(candidate), "identify");
+    } catch (const spec_error& e) {
+      throw io_error(in.y_file, "values", "do not determine a spec ropecheck can check", "the inferred spec", e.what());
+    }
+    audit_input a;
+    a.spec = candidate.spec;
+    a.x = in.x;
+    a.y = in.y;
+    a.heads = in.heads;
+    a.tokens_per_sequence = rows;
+    const auto shifted = [&](std::int64_t p) {
+      std::int64_t out = 0;
+      if (__builtin_add_overflow(p, candidate.offset, &out))
+        throw io_error(in.positions_file, "values", "overflow int64 with the inferred position offset",
+                       fmt::format("{} + {}", p, candidate.offset));
+      return out;
+    };
+    for (std::int64_t r = 0; r < rows; ++r) a.positions.push_back(shifted(in.positions[static_cast<std::size_t>(r)]));
+    if (streams > 1)
+      for (const std::int64_t p : in.positions) a.stream_positions.push_back(shifted(p));
+    a.judged = in.judged;
+    a.x_file = in.x_file;
+    a.y_file = in.y_file;
+    const reports::audit_report r = run_audit(a);
+    candidate.recipe = r.recipe;
+    candidate.audit_passed = r.passed;
   };
-  for (std::int64_t r = 0; r < rows; ++r) a.positions.push_back(shifted(in.positions[static_cast<std::size_t>(r)]));
-  if (streams > 1)
-    for (const std::int64_t p : in.positions) a.stream_positions.push_back(shifted(p));
-  a.judged = in.judged;
-  a.x_file = in.x_file;
-  a.y_file = in.y_file;
-  const reports::audit_report r = run_audit(a);
-  id.recipe = r.recipe;
-  id.audit_passed = r.passed;
+  audit_under(id);
+  // A snapped base (or linear factor) stands when the recipe search reproduces Y under it as
+  // well as under the fitted value: ggml's float32 product of powf(10000, −2/d) is reproduced
+  // under 10000, not under the 9999.98 it fits to. When the fitted value reproduces Y better (by
+  // more than the recipe search's own 5%), the fit was the convention (an unconventional base
+  // of a float64 kernel) and is kept, with the reason. A recipe that reproduces Y bit for bit
+  // under the snap (99.9% of the sample) cannot be bettered: the second audit is skipped.
+  if ((c.type == "none" || c.type == "linear") && (c.base_snapped || std::fabs(c.factor / c.raw_factor - 1) > 1e-12) &&
+      id.recipe.bit_exact < 0.999) {
+    identification fitted = id;
+    fitted.base = fitted.convention.base = c.raw_base;
+    fitted.convention.base_snapped = false;
+    if (c.type == "linear") {
+      fitted.linear_factor = fitted.convention.factor = c.raw_factor;
+      fitted.convention.rope_scaling["factor"] = c.raw_factor;
+    }
+    audit_under(fitted);
+    if (fitted.recipe.residual_units < 0.95 * id.recipe.residual_units) {
+      fitted.convention.snap_refused =
+          fmt::format("{} fits θ_j, but the recipe found reproduces Y to {:.3g} units under it and to {:.3g} under the fit",
+                      describe(c), id.recipe.residual_units, fitted.recipe.residual_units);
+      id = std::move(fitted);
+    }
+  }
   return id;
 }
 
@@ -491,8 +552,15 @@ nlohmann::json spec_json(const identification& id) {
                          {"long_factor", factors},
                          {"short_factor", factors},
                          {"original_max_position_embeddings", 1 << 20}};
-  } else if (id.linear_factor != 1) {
-    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", id.linear_factor}};
+    // Named LongRoPE: its context lengths give s = L_max / L0 and its attention factor.
+    if (id.convention.type == "longrope") {
+      j["rope_scaling"].erase("factor");
+      j["rope_scaling"].update(id.convention.rope_scaling);
+      j.update(id.convention.top_level);
+    }
+  } else if (!id.convention.rope_scaling.is_null()) {
+    j["rope_scaling"] = id.convention.rope_scaling;
+    if (id.convention.top_level.is_object()) j.update(id.convention.top_level);
   }
   // M-RoPE as a config writes it (mrope_section in the RoPE block); a vision layout as
   // ropecheck's own top-level "stream_layout" key (docs/scaling.md, "Spec keys").
@@ -501,11 +569,23 @@ nlohmann::json spec_json(const identification& id) {
   } else if (id.layout.multi()) {
     if (!j.contains("rope_scaling")) j["rope_scaling"] = {{"rope_type", "default"}};
     j["rope_scaling"]["mrope_section"] = id.layout.section;
-    if (id.layout.rule == stream_rule::mrope_interleaved) j["rope_scaling"]["mrope_interleaved"] = true;
+    if (id.layout.rule != stream_rule::mrope_sections) j["rope_scaling"]["mrope_interleaved"] = true;
+    if (id.layout.rule == stream_rule::mrope_interleaved_4) j["stream_layout"] = std::string(to_string(id.layout.rule));
   }
-  if (id.attention_factor != 1 || id.explicit_frequencies) j["attention_factor"] = id.attention_factor;
+  if (id.attention_written) j["attention_factor"] = id.attention_factor;
   return j;
 }
+
+namespace {
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+// θ_j as fitted, null where the pair turned too little to be read.
+nlohmann::json measured_frequencies(const identification& id) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t j = 0; j < id.theta.size(); ++j)
+    out.push_back(j < id.theta_read.size() && !id.theta_read[j] ? nlohmann::json(nullptr) : nlohmann::json(id.theta[j]));
+  return out;
+}
+}  // namespace
 
 nlohmann::json identification_json(const identification& id) {
   const reports::recipe_fit& rf = id.recipe;
@@ -513,12 +593,23 @@ nlohmann::json identification_json(const identification& id) {
           {"schema_version", 1},
           {"head_dim", id.head_dim},
           {"rotary_dim", {{"value", id.rotary_dim}, {"confidence", id.rotary_confidence}}},
-          {"pairing", {{"value", std::string(to_string(id.pair))}, {"confidence", id.pairing_confidence}}},
-          {"base", {{"value", id.base}, {"frequency_residual", id.frequency_residual}}},
+          // The report schema's spelling (half_split), as the audit's; the spec keeps the reader's ("half").
+          {"pairing", {{"value", id.pair == pairing::adjacent ? "adjacent" : "half_split"}, {"confidence", id.pairing_confidence}}},
+          {"base",
+           {{"value", id.base},
+            {"raw", id.convention.raw_base},
+            {"snapped", id.convention.base_snapped},
+            {"snap_refused", id.convention.snap_refused},
+            {"relative_uncertainty", finite_or_null(id.convention.base_uncertainty)},
+            {"frequency_residual", id.frequency_residual}}},
           {"scaling",
-           {{"type", id.explicit_frequencies ? "explicit" : id.linear_factor != 1 ? "linear" : "none"},
-            {"factor", id.linear_factor}}},
-          {"inverse_frequencies", id.theta},
+           {{"type", id.convention.type},
+            {"factor", id.convention.factor},
+            {"rope_scaling", id.convention.rope_scaling},
+            {"confidence", id.convention.confidence},
+            {"also_fit", id.convention.also_fit},
+            {"undecided", id.convention.undecided}}},
+          {"inverse_frequencies", measured_frequencies(id)},
           {"position_streams",
            {{"count", id.streams},
             {"layout", std::string(to_string(id.layout.rule))},
@@ -538,11 +629,23 @@ std::string identification_text(const identification& id) {
   if (id.base_undetermined)
     s += fmt::format("  base θ                   {:.9g} (nominal: every pair is at frequency index 0, which any base gives "
                      "the same frequency)\n", id.base);
+  else if (id.convention.base_snapped)
+    s += fmt::format("  base θ                   {:.9g} (snapped from the fit {:.12g}; the data allow ±{:.1e} of it; max "
+                     "relative residual of θ_j {:.2e})\n", id.base, id.convention.raw_base,
+                     id.convention.base_uncertainty, id.frequency_residual);
   else
-    s += fmt::format("  base θ                   {:.9g} (max relative residual of θ_j {:.2e})\n", id.base, id.frequency_residual);
-  s += fmt::format("  scaling                  {}\n", id.explicit_frequencies ? "none named fits: explicit per-pair θ_j"
-                                                      : id.linear_factor != 1 ? fmt::format("linear, factor {:.9g}", id.linear_factor)
-                                                                              : std::string("none"));
+    s += fmt::format("  base θ                   {:.9g} (max relative residual of θ_j {:.2e}){}\n", id.base,
+                     id.frequency_residual, id.convention.snap_refused.empty() ? "" : "; not snapped: " + id.convention.snap_refused);
+  if (id.convention.type == "longrope")
+    s += fmt::format("  scaling                  longrope: per-pair factors as fitted, {} (confidence {:.2f})\n",
+                     describe(id.convention), id.convention.confidence);
+  else if (id.explicit_frequencies)
+    s += "  scaling                  none named fits: explicit per-pair θ_j (longrope factors)\n";
+  else
+    s += fmt::format("  scaling                  {} (confidence {:.2f})\n",
+                     id.convention.rope_scaling.is_null() ? std::string("none") : id.convention.rope_scaling.dump(),
+                     id.convention.confidence);
+  if (!id.convention.undecided.empty()) s += "  undecided                " + id.convention.undecided + "\n";
   if (id.streams > 1)
     s += fmt::format("  position streams         {}: {} ({} of {} pairs follow one stream alone)\n", id.streams,
                      describe(id.layout), id.stream_distinct_pairs, id.rotary_dim / 2);

@@ -102,6 +102,20 @@ TEST(Identify, RecoversBaseAndFrequenciesOfACorrectFloat32OutputToOneInAMillion)
     }
 }
 
+// A base no config rounds to (123456.7) in an exact kernel: the integer 123457 fits θ_j within a
+// float32 recipe's rounding, but the recipe search reproduces Y better under the fit, so the
+// fit is kept and the report says why.
+TEST(Identify, AnUnconventionalBaseOfAnExactKernelIsNotSnapped) {
+  convention c;
+  c.base = 123456.7L;
+  const identification id = identify_dump(c, spread(), dtype::float32);
+  EXPECT_NEAR(id.base / 123456.7, 1, 2e-7) << identification_text(id);
+  EXPECT_FALSE(id.convention.base_snapped);
+  EXPECT_NE(id.convention.snap_refused.find("rope_theta 123457 fits"), std::string::npos) << identification_text(id);
+  EXPECT_TRUE(id.audit_passed) << identification_text(id);
+  EXPECT_EQ(identification_json(id).at("base").at("snap_refused"), id.convention.snap_refused);
+}
+
 TEST(Identify, PartialRotaryAndAnOffsetDecodeBlockInEveryDtype) {
   for (const dtype t : {dtype::float32, dtype::float16, dtype::bfloat16}) {
     convention c;
@@ -193,6 +207,12 @@ TEST(Identify, EveryNamedScalingInBothPairingsIsReproducedBySpecItWrites) {
       EXPECT_NEAR(id.attention_factor / tier.attention_factor(), 1, 1e-6) << what;
       for (int j = 0; j < 32; ++j)
         EXPECT_NEAR(id.theta[j] / tier.inverse_frequencies()[j], 1, 1e-6) << what << " j " << j;
+      // Named as the config names it, with its base and factor (identify_conventions.h).
+      const auto written = spec_json(id);
+      EXPECT_EQ(written.at("rope_theta"), 10000.0) << what;
+      EXPECT_EQ(written.at("rope_scaling").at("rope_type"), config.at("rope_scaling").at("rope_type")) << what;
+      EXPECT_EQ(written.at("rope_scaling").at("factor"), config.at("rope_scaling").at("factor")) << what;
+      EXPECT_EQ(id.convention.confidence, 1) << what;
     }
 }
 

@@ -81,8 +81,11 @@ struct pair_counts {
 // (restrict). The norm-relative error is divided out once per pair: division and rounding are
 // monotone, so max(e_a, e_b)/‖pair‖ is the larger output's error exactly. Built twice, picked
 // at load time: for AVX2 (where the 64-bit masks and counters vectorize) and for baseline
-// x86-64. Neither contracts to FMA, so both round every operation the same way.
-template <pairing pair, bool x_is_float64, bool judged_float32>
+// x86-64. Neither contracts to FMA, so both round every operation the same way. `scaled`:
+// false when σ = 1 (every call but fp8 with --output-scale), so that the five divisions by σ
+// per pair, each an exact no-op then, are folded away at compile time (division was the
+// loop's most expensive operation); the bits are those of the σ = 1 division.
+template <pairing pair, bool x_is_float64, bool judged_float32, bool scaled = true>
 [[gnu::target_clones("avx2", "default")]] pair_counts judge_pairs(const pair_constants& k, const double* __restrict x,
                         const double* __restrict y, const double* __restrict ref,
                         const double* __restrict coefficient, double* __restrict max_rel,
@@ -94,11 +97,12 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
   // 64-bit counters and flags, like the doubles: every lane of the vector loop has one width.
   std::int64_t beyond = 0, missing = 0, ulp_outputs = 0, above_worst = 0, vacuous = 0;
   const double span = 2 * k.saturation;  // +inf but for fp8
+  const double output_scale = scaled ? k.output_scale : 1.0;
   for (std::int64_t j = 0; j < pairs; ++j) {
     const auto [a, b] = pair_of(pair, 2 * pairs, j);
     const double ya = y[a], yb = y[b];
-    const double ra = larger(-k.saturation, smaller(ref[a] / k.output_scale, k.saturation));
-    const double rb = larger(-k.saturation, smaller(ref[b] / k.output_scale, k.saturation));
+    const double ra = larger(-k.saturation, smaller(ref[a] / output_scale, k.saturation));
+    const double rb = larger(-k.saturation, smaller(ref[b] / output_scale, k.saturation));
     const double norm = pair_norm<x_is_float64>(x[a], x[b]);
     // A scaled rotation (attention factor A) scales the pair, and its error bound, by A.
     const double scaled_norm = k.attention * norm;
@@ -113,10 +117,10 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     const double err_b = kept_or_zero(finite_b, std::fabs(yb - rb));
     // tolerance_rule::allowed, term for term, with the pair's shared part computed once.
     const double working = coefficient[j] * scaled_norm + k.floor;
-    const double shared = working / k.output_scale +
-                          (k.division_unit * (scaled_norm + working) / k.output_scale + k.division_floor);
+    const double shared = working / output_scale +
+                          (k.division_unit * (scaled_norm + working) / output_scale + k.division_floor);
     const double oracle =
-        (tolerance_rule::oracle_coefficient + k.reference_division) * scaled_norm / k.output_scale;
+        (tolerance_rule::oracle_coefficient + k.reference_division) * scaled_norm / output_scale;
     const double allowed_a = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_a, ya))) + oracle;
     const double allowed_b = (shared + (judged_float32 ? 0.0 : spacing(k.judged, finite_b, yb))) + oracle;
     // & rather than &&: every comparison is evaluated, so none needs a branch.
@@ -126,7 +130,7 @@ template <pairing pair, bool x_is_float64, bool judged_float32>
     abs_max[j] = larger(abs_max[j], err);
     // err / ‖pair‖; for a zero pair err/0 is infinity if err > 0 and NaN (taken as 0) if not.
     // (in the unscaled output's units: err · σ)
-    const double rel = larger(0.0, err * k.output_scale / norm);
+    const double rel = larger(0.0, err * output_scale / norm);
     max_rel[j] = larger(max_rel[j], rel);
     above_worst |= std::int64_t{rel > k.worst_rel};
     // ULPs only where the output does not cancel: |y_exact| >= norm / 16 > 0, so the exact

@@ -9,6 +9,7 @@
 
 #include "numeric/storage_element.h"
 #include "spec/pair_index.h"
+#include "spec/stream_layout.h"
 
 namespace ropecheck::audit {
 namespace {
@@ -32,8 +33,10 @@ double store(const recipe& r, double v) {
 recipe_simulator::recipe_simulator(const rope_spec& spec, const reference::double_tier& tier, float output_scale)
     : spec_(spec), tier_(tier), output_scale_(output_scale), exact_theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()) {
   const int d = spec.rotary_dim;
+  // Pair j rotates by θ_{f(j)} (a 2-D vision layout's frequency order; f(j) = j otherwise).
+  for (int j = 0; j < d / 2; ++j) frequency_.push_back(frequency_of_pair(spec.streams, d, j));
   for (std::size_t j = 0; j < exact_theta_.size(); ++j) {
-    const double plain = std::pow(spec.base, -2.0 * static_cast<double>(j) / d);
+    const double plain = std::pow(spec.base, -2.0 * static_cast<double>(frequency_[j]) / d);
     scaling_ratio_.push_back(exact_theta_[j] / plain);
   }
   prepare(prepared_);
@@ -45,6 +48,7 @@ void recipe_simulator::prepare(const recipe& r) {
   theta_.resize(exact_theta_.size());
   const bool scaled = type_of(spec_.scaling) != scaling_type::none;
   for (std::size_t j = 0; j < theta_.size(); ++j) {
+    const auto f = static_cast<std::size_t>(frequency_[j]);
     double t = 0;
     if (r.frequencies == dtype::float64 && r.method != frequency_method::repeated_product) {
       theta_[j] = exact_theta_[j];
@@ -56,19 +60,19 @@ void recipe_simulator::prepare(const recipe& r) {
     }
     if (r.method == frequency_method::pow) {
       if (r.frequencies == dtype::float64) {
-        t = 1.0 / std::pow(spec_.base, static_cast<double>(2 * j) / d);
+        t = 1.0 / std::pow(spec_.base, static_cast<double>(2 * f) / d);
       } else {  // float32 (bfloat16 rounds the float32 value)
-        const float exponent = static_cast<float>(2 * j) / static_cast<float>(d);
+        const float exponent = static_cast<float>(2 * f) / static_cast<float>(d);
         t = 1.0f / std::pow(static_cast<float>(spec_.base), exponent);
       }
     } else if (r.frequencies == dtype::float64) {
       const double step = std::pow(spec_.base, -2.0 / d);
       t = 1;
-      for (std::size_t i = 0; i < j; ++i) t *= step;
+      for (std::size_t i = 0; i < f; ++i) t *= step;
     } else {
       const float step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d));
       float p = 1;
-      for (std::size_t i = 0; i < j; ++i) p *= step;
+      for (std::size_t i = 0; i < f; ++i) p *= step;
       t = p;
     }
     t = round_to(r.frequencies, t);
@@ -90,7 +94,14 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
                           r.method == frequency_method::pow && r.angle == dtype::float64 && r.trig == dtype::float64;
   // ggml's angle: the position times base^(−2/d) once per pair, each product rounded to float32;
   // with position streams one running product per stream (ggml's M-RoPE keeps θ_t, θ_h, θ_w).
+  // ggml's VISION mode (rows or columns first) restarts it at each axis's first pair and steps by
+  // base^(−2/(d/2)) (ggml-cpu ops.cpp: n_dims = d/2, indep_sects); another vision order has no
+  // ggml kernel and takes f(j) steps of base^(−2/d).
   const float step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d));
+  const bool axis_restarts = spec_.streams.rule == stream_rule::vision_rows_first ||
+                             spec_.streams.rule == stream_rule::vision_columns_first;
+  const float axis_step = std::pow(static_cast<float>(spec_.base), -2.0f / static_cast<float>(d / 2));
+  float axis_running = 0;
   std::vector<double> rounded(positions.size());
   std::vector<float> running(positions.size());
   for (std::size_t k = 0; k < positions.size(); ++k) {
@@ -102,7 +113,15 @@ void recipe_simulator::simulate(const recipe& r, std::span<const double> x, std:
     const auto stream = positions.size() == 1 ? std::size_t{0} : static_cast<std::size_t>(tier_.pair_stream(j));
     const std::int64_t m = positions[stream];
     const double p = rounded[stream];
-    const float product = running[stream];
+    float product = running[stream];
+    if (axis_restarts) {
+      if (frequency_[static_cast<std::size_t>(j)] == 0) axis_running = static_cast<float>(p);
+      product = axis_running;
+      axis_running *= axis_step;
+    } else if (spec_.streams.vision()) {
+      product = static_cast<float>(p);
+      for (int i = 0; i < frequency_[static_cast<std::size_t>(j)]; ++i) product *= step;
+    }
     for (float& v : running) v *= step;
     double c = 0, s = 0;
     const bool after = r.factor == recipes::factor_placement::after_cache && a != 1;

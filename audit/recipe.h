@@ -42,6 +42,7 @@ class recipe_simulator {
   const rope_spec& spec_;
   const reference::double_tier& tier_;
   float output_scale_;
+  std::vector<int> frequency_;        // f(j): the frequency index pair j rotates by
   std::vector<double> exact_theta_;   // θ'_j the tier rotates by (double)
   std::vector<double> scaling_ratio_; // θ'_j / θ_j: what the spec's scaling multiplies by
   std::vector<double> theta_;         // θ'_j of the prepared recipe

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "recipes/diagnosis_codes.h"
 #include "recipes/recipe_catalog.h"
 
 namespace ropecheck::audit {
@@ -25,7 +26,7 @@ struct search_move {
 struct search_stage {
   std::string_view stage;  // attribution stage: positions, inverse_frequencies, …
   std::string_view code;   // the diagnosis code for a stage that differs from a correct kernel's
-  std::string_view what;   // a phrase for messages
+  std::string_view what;   // a phrase for messages (the code's meaning)
   std::vector<const recipes::recipe_stage*> stages;  // the catalog stages it moves together
   std::vector<search_move> moves;                    // every combination of their choices
 
@@ -45,9 +46,10 @@ struct search_stage {
 };
 
 namespace detail {
-inline search_stage make_search_stage(std::string_view stage, std::string_view code, std::string_view what,
+// `code` is a recipe-stage code of recipes/diagnosis_codes.h, whose meaning the messages print.
+inline search_stage make_search_stage(std::string_view stage, std::string_view code,
                                       std::vector<std::string_view> catalog_stages) {
-  search_stage s{stage, code, what, {}, {{}}};
+  search_stage s{stage, code, recipes::find_diagnosis_code(code)->meaning, {}, {{}}};
   for (std::string_view name : catalog_stages) {
     const recipes::recipe_stage* cs = recipes::find_stage(name);
     s.stages.push_back(cs);
@@ -67,24 +69,17 @@ inline search_stage make_search_stage(std::string_view stage, std::string_view c
 
 inline const std::vector<search_stage>& search_stages() {
   static const std::vector<search_stage> stages = {
-      detail::make_search_stage("positions", "position_precision",
-                                "positions rounded to a low-precision type before m·θ_j", {"positions"}),
+      detail::make_search_stage("positions", "position_precision", {"positions"}),
       // The angle before θ_j: where both explain Y alike (θ_j rounded to float32 and a float32
       // product at a power-of-two position), the float32 angle real kernels use is named.
-      detail::make_search_stage("angle", "angle_precision", "the angle m·θ_j rounded to float32 before cos/sin",
-                                {"angle"}),
-      detail::make_search_stage("inverse_frequencies", "low_precision_inverse_frequencies",
-                                "inverse frequencies θ_j computed or kept in low precision", {"inverse_frequencies"}),
+      detail::make_search_stage("angle", "angle_precision", {"angle"}),
+      detail::make_search_stage("inverse_frequencies", "low_precision_inverse_frequencies", {"inverse_frequencies"}),
       // One move: a 16-bit cache rounded another way, or with A applied on the other side of
       // it, is no closer to Y than a float32 cache until both change together.
       detail::make_search_stage("trig_cache", "low_precision_trig_cache",
-                                "cos/sin evaluated or kept in low precision",
                                 {"trig", "trig_cache", "cache_rounding", "attention_factor"}),
-      detail::make_search_stage("arithmetic", "low_precision_arithmetic",
-                                "products and sums of the rotation rounded to a 16-bit type", {"arithmetic"}),
-      detail::make_search_stage("output_store", "output_store",
-                                "outputs stored by truncation or with subnormal results flushed to zero",
-                                {"output_store"}),
+      detail::make_search_stage("arithmetic", "low_precision_arithmetic", {"arithmetic"}),
+      detail::make_search_stage("output_store", "output_store", {"output_store"}),
   };
   return stages;
 }

@@ -20,11 +20,6 @@ std::size_t bucket_of(std::int64_t m) {
 
 }  // namespace
 
-std::size_t sample::failing() const {
-  return static_cast<std::size_t>(
-      std::count_if(vectors.begin(), vectors.end(), [](const sampled_vector& v) { return v.failing; }));
-}
-
 sample_collector::sample_collector(std::int64_t rows, std::int64_t heads)
     : rows_(rows), heads_(heads), row_count_(std::min<std::int64_t>(rows, 64)),
       head_count_(std::min<std::int64_t>(heads, 4)), bucket_first_(65) {}

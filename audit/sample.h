@@ -25,7 +25,6 @@ struct sample {
   std::vector<sampled_vector> vectors;       // x finite (y may not be); the spread first
   std::vector<std::int64_t> positions;       // one per row of the spread
   std::optional<std::size_t> worst;          // the vector holding the worst output
-  std::size_t failing() const;               // how many vectors hold a failing output
 };
 
 class sample_collector {

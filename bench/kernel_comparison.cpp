@@ -25,8 +25,7 @@ namespace ropecheck::bench {
 
 namespace {
 
-constexpr dtype all_dtypes[] = {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
-                                dtype::float8_e5m2};
+constexpr const auto& all_dtypes = storage_dtypes;
 
 struct entry {
   std::function<fast::status()> call;

@@ -185,8 +185,7 @@ std::vector<throughput_row> run_throughput_table(const throughput_options& optio
   auto ws = std::make_shared<workspace>();
   const std::vector<std::int64_t> sizes =
       options.sizes.empty() ? standard_sizes(options.all) : options.sizes;
-  const dtype dtypes[] = {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
-                          dtype::float8_e5m2};
+  const auto& dtypes = storage_dtypes;
 
   if (options.random_interleaving) {
     static const bool interleaving = [] {

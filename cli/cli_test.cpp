@@ -134,7 +134,7 @@ TEST_F(CliTest, BadInputExitsTwoWithOneLineAndNoOutput) {
   }
 }
 
-// Positions the spec does not allow (cli/rope_inputs.h, docs/spec.md "Positions"): each is exit 2
+// Positions the spec does not allow (core/rope_inputs.h, docs/spec.md "Positions"): each is exit 2
 // from every command that takes positions, with one line naming the positions file, the
 // element and the value, and no output file.
 TEST_F(CliTest, PositionsTheSpecDoesNotAllowExitTwo) {
@@ -341,8 +341,8 @@ TEST_F(CliTest, ApplyRunsEveryKernelOnTheSeed000Example) {
   for (const auto& k : listed) {
     EXPECT_TRUE(k.at("name").is_string() && k.at("description").is_string());
     EXPECT_TRUE(k.at("strategy") == "cache" || k.at("strategy") == "on_the_fly");
-    EXPECT_EQ(k.at("dtypes"), nlohmann::json({"float32", "float16", "bfloat16", "float8_e4m3fn",
-                                              "float8_e5m2"}));
+    // Every storage dtype of numeric/dtype.h's catalog (numeric_dtype_lists_test pins the catalog).
+    EXPECT_EQ(k.at("dtypes"), nlohmann::json(dtype_names(storage_dtypes)));
     EXPECT_EQ(k.at("pairings"), nlohmann::json({"half", "adjacent"}));
   }
   ASSERT_EQ(run("reference --spec " + path("spec.json") + " --x " + path("xq.npy") + " --pos " +

@@ -1,6 +1,6 @@
 // ropecheck apply --kernel NAME [--kernel-lib PATH.so] --spec SPEC.json --x X.npy --pos POS.npy --out Y.npy
 // Runs one registered fast kernel (or a kernel of a library built on ropecheck/kernel_abi.h) on a tensor, in the dtype of X (float32, float16, or
-// bfloat16 given as raw bits with --dtype bfloat16, fp8 as uint8 bits with --dtype float8_e4m3fn|float8_e5m2). Same spec and shapes as `reference`.
+// bfloat16 given as raw bits with --dtype bfloat16, fp8 as uint8 bits with --dtype and its fp8 dtype). Same spec and shapes as `reference`.
 // [--output-scale S]: fp8 only, Y stored as round(y / S) (fast/rope_call.h).
 #include <fmt/format.h>
 
@@ -10,11 +10,12 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/spec_options.h"
 #include "cli/isolation_flags.h"
 #include "cli/decimal_options.h"
 #include "abi/kernel_library.h"
 #include "cli/exit_codes.h"
-#include "cli/rope_inputs.h"
+#include "core/rope_inputs.h"
 #include "fast/kernels.h"
 #include "io/io_error.h"
 #include "io/npy.h"
@@ -51,12 +52,13 @@ int run_apply(apply_options options) {
                         ? "see `ropecheck kernels`"
                         : "see `ropecheck kernels --kernel-lib " + options.kernel_library + "`");
   const rope_inputs in = read_rope_inputs(options.inputs);
-  if (in.x.type == dtype::float64)
-    throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", "float64",
-                   "kernels take float32, float16, bfloat16, float8_e4m3fn or float8_e5m2");
+  if (!is_storage(in.x.type))
+    throw io_error(options.inputs.x, "dtype", "is not a kernel storage type", std::string(to_string(in.x.type)),
+                   "kernels take " + dtype_list_text(storage_dtypes));
   if (output_scale != 1.0f && !is_float8(in.x.type))
     throw bad_input("--output-scale", fmt::format("applies to fp8 storage only, X is {}", to_string(in.x.type)),
-                    fmt::format("{}", output_scale), "pass --dtype float8_e4m3fn|float8_e5m2 with fp8 bits");
+                    fmt::format("{}", output_scale),
+                    "pass --dtype " + dtype_list_text(storage_dtypes_of_width<1>, "|", "|") + " with fp8 bits");
   std::optional<fast::cache_rows> rows;  // a cache kernel's table (fast::cache_rows_for)
   // The table named by its largest position and its size, for a refusal.
   const auto table_error = [&](std::string_view problem) {
@@ -123,8 +125,8 @@ void add_apply_command(CLI::App& app, int& exit_status) {
   add_output_scale_option(*cmd, options->output_scale,
                           "fp8 only: store round(Y / S), Y's per-tensor scale as vLLM writes fp8 (S > 0, read as float32)");
   cmd->add_option("--dtype", options->dtype_name,
-                  "read raw X as this dtype (16-bit: bfloat16; uint8: float8_e4m3fn, float8_e5m2)")
-      ->check(CLI::IsMember({"bfloat16", "float8_e4m3fn", "float8_e5m2"}));
+                  "read raw X as this dtype (16-bit: bfloat16; uint8: an 8-bit float, float8_*)")
+      ->check(CLI::IsMember(dtype_names(raw_bits_dtypes)));  // numeric/dtype.h's catalog
   cmd->callback([options, &exit_status] { exit_status = run_apply(*options); });
 }
 

@@ -1,5 +1,5 @@
 // ropecheck audit --spec SPEC.json --x X.npy --pos POS.npy --y Y.npy
-//                 [--dtype float32|float16|bfloat16|float8_e4m3fn|float8_e5m2] [--tolerance UNITS]
+//                 [--dtype STORAGE_DTYPE] [--tolerance UNITS]
 //                 [--output-scale S]
 //                 [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
 // Checks a third-party RoPE output against the reference. Exit 0 within tolerance, 1 not,
@@ -11,15 +11,16 @@
 #include <cstdio>
 
 #include "audit/audit.h"
-#include "cli/audit_input.h"
+#include "core/audit_input.h"
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/spec_options.h"
 #include "cli/exit_codes.h"
 #include "cli/decimal_options.h"
-#include "cli/flag_values.h"
+#include "core/flag_values.h"
 #include "cli/report_flags.h"
-#include "cli/rope_inputs.h"
+#include "core/rope_inputs.h"
 #include "io/read_tensor.h"
 
 namespace ropecheck::cli {
@@ -32,6 +33,7 @@ struct audit_options {
   std::string dtype_name;
   std::optional<double> tolerance;
   std::optional<float> output_scale;  // --output-scale S: Y holds fp8 round(y / S)
+  int threads = 0;                     // --threads N: judging loop threads (0: every core)
   reports::report_paths paths;
 };
 
@@ -69,9 +71,10 @@ int run_audit_command(audit_options o) {
   }
   rope_inputs in = read_rope_inputs(o.inputs);
   tensor y = read_tensor(o.y, o.y_name, o.inputs.raw16);
-  const audit::audit_input input =
+  audit::audit_input input =
       make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance,
                        o.output_scale.value_or(1.0f));
+  input.threads = o.threads;
   progress_meter meter;
   reports::audit_report report = audit::run_audit(input, std::ref(meter));
   report.tool_version = ROPECHECK_VERSION;
@@ -91,11 +94,13 @@ void add_audit_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--y", o->y, "the output to audit, same shape as X")->required();
   cmd->add_option("--dtype", o->dtype_name,
                   "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
-                  "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
+                  "bfloat16, an 8-bit float (float8_*) reads uint8 data as its bits")
+      ->check(CLI::IsMember(dtype_names(storage_dtypes)));  // numeric/dtype.h's catalog
   add_output_scale_option(*cmd, o->output_scale,
                   "fp8 Y written with a per-tensor scale S (Y = round(y / S), as vLLM stores fp8): "
                   "judged against y_exact / S; S > 0, read as float32");
+  add_decimal_option(*cmd, "--threads", o->threads, 1, 1024,
+                     "threads judging the rows (default: every core); the report is the same for any N");
   add_positive_number_option(*cmd, "--tolerance", o->tolerance,
                   "allowed error in units of 2^-24 × pair norm (default: the derived bound of a "
                   "correct kernel, 2.5 units plus the output dtype's half spacing)");

@@ -1,5 +1,6 @@
 // ropecheck gate [--kernel NAME]... [--profile quick|deep] [--seed N] [--baseline OLD.json]
-//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [--shard I/N] [REPORT FLAGS]
+//                [--kernel-lib PATH.so] [--mutants] [--mutant NAME]... [--shard I/N] [--cases-out DIR]
+//                [REPORT FLAGS]
 // ropecheck report IN.json [REPORT FLAGS] | report merge A.json B.json ... [REPORT FLAGS]
 // Runs the property suite (properties/kernel_properties.h, the code the ctest suite runs) and
 // the fixtures (seed 000, golden vectors) on the named built-in kernels, default all of them.
@@ -26,13 +27,11 @@
 
 #include "abi/kernel_library.h"
 #include "cli/commands.h"
-#include "cli/gate.h"
-#include "cli/contract_spelling.h"
+#include "core/gate_run.h"
 #include "cli/isolation_flags.h"
 #include "cli/exit_codes.h"
 #include "cli/decimal_options.h"
 #include "cli/report_flags.h"
-#include "cli/shell_words.h"
 #include "fast/kernels.h"
 #include "io/io_error.h"
 #include "io/json_file.h"
@@ -56,10 +55,11 @@ namespace {
 struct command_gate_options {
   gate_options gate;
   std::optional<std::string> shard_text;  // --shard I/N (given empty: refused)
+  std::optional<std::string> cases_out;   // --cases-out DIR (given empty: refused)
   reports::report_paths paths;
 };
 
-// A shard index or count: a plain decimal (cli/flag_values.h) of 1 to 9 digits.
+// A shard index or count: a plain decimal (core/flag_values.h) of 1 to 9 digits.
 int shard_number(std::string_view name, std::string_view text, std::string_view whole) {
   if (text.size() > 9 || !plain_decimal_digits(text))
     throw bad_input(name, "is not I/N with 0 <= I < N (plain decimal integers)", whole);
@@ -118,490 +118,6 @@ void touch_shard_status_file(const flagged_path& status) {
     throw io_error(status.path.string(), status.flag, "cannot be created", status.path.string());
 }
 
-
-// The command that gates `kernel` again with the same cases: complete (a kernel of a
-// --kernel-lib library names its library as an absolute path; the contract and the maximum
-// position are repeated) and shell-quoted word by word.
-std::string replay_command(const fast::kernel_info& kernel, const gate_options& o, bool mutant,
-                           const std::string& library) {
-  std::vector<std::string> words = {"ropecheck", "gate"};
-  if (library == abi::builtin_library) {
-    words.push_back("--isolate");
-    words.push_back("always");
-  } else if (!library.empty()) {
-    words.push_back("--kernel-lib");
-    words.push_back(std::filesystem::absolute(library).lexically_normal().string());
-  }
-  if (o.contract != "exact") {
-    words.push_back("--contract");
-    words.push_back(o.contract);
-  }
-  for (const auto& audit : o.contract_from) {
-    words.push_back("--contract-from");
-    words.push_back(std::filesystem::absolute(audit).lexically_normal().string());
-  }
-  if (o.max_position > 0) {
-    words.push_back("--max-position");
-    words.push_back(std::to_string(o.max_position));
-  }
-  if (o.positions != "all") {  // the cases are drawn from the domain: the same domain, the same cases
-    words.push_back("--positions");
-    words.push_back(o.positions);
-  }
-  for (const auto& word : {std::string(mutant ? "--mutant" : "--kernel"), std::string(kernel.name),
-                           std::string("--profile"), o.profile, std::string("--seed"),
-                           std::to_string(o.seed)})
-    words.push_back(word);
-  return shell_command(words);
-}
-
-reports::kernel_outcome run_properties(const fast::kernel_info& kernel, const gate_options& o,
-                                       const properties::check_options& checks,
-                                       const std::string& library = {}, bool mutant = false) {
-  const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
-  const std::string replay = replay_command(kernel, o, mutant, library);
-  const properties::kernel_result result = properties::check_kernel(kernel, p, o.seed, replay, checks);
-  reports::kernel_outcome outcome{std::string(kernel.name), result.passed, {}, std::nullopt, std::nullopt};
-  for (const auto& r : result.properties) outcome.properties.push_back(property_outcome_of(r));
-  return outcome;
-}
-
-// A library kernel whose worker process ended (crashed, timed out) while `running` (a
-// "<property>/<dtype>", or "fixtures"): that property keeps its failure, told as the call that
-// ended the process (the later ones were not run); the kernel's verdict is the ending, with the
-// command that replays the call in process.
-void record_ending(reports::kernel_outcome& outcome, const abi::kernel_death& death, const std::string& running,
-                   const gate_options& o, const std::string& library) {
-  reports::kernel_ending ending{death.verdict, death.cause, running, death.call, death.case_json, ""};
-  // A built-in's ending is replayed by gating it in process, where a debugger sees the fault.
-  ending.replay = library == abi::builtin_library
-                      ? shell_command({"ropecheck", "gate", "--isolate", "never", "--kernel", outcome.name, "--profile",
-                                       o.profile, "--seed", std::to_string(o.seed)})
-                      : shell_command({"ropecheck", "replay", o.json_path.empty() ? "REPORT.json" : o.json_path,
-                                       "--kernel", outcome.name, "--kernel-lib",
-                                       std::filesystem::absolute(library).lexically_normal().string(), "--isolate",
-                                       "never"});
-  for (auto& p : outcome.properties) {
-    if (p.name != running) continue;
-    p.passed = false;
-    p.status.clear();
-    p.message = fmt::format("the kernel's process ended: {} ({}) during the call {}", death.verdict, death.cause,
-                            death.call);
-    p.replay = ending.replay;
-  }
-  outcome.ended = std::move(ending);
-}
-
-// `baseline` names a saved gate report of a whole run (see apply_baseline), trusted once its
-// schema and invariants are checked (reports/saved_report.h: exit 2 naming file, field, value).
-// A shard report's ratios and cases are its block's only, not the run's: refused.
-reports::gate_report read_baseline(const std::string& baseline_path) {
-  reports::gate_report baseline = reports::read_saved_gate_report(baseline_path);
-  if (baseline.shard_count > 1)
-    throw io_error(baseline_path, "field 'shard'",
-                   "is a shard report: a baseline compares whole runs (merge the shards with "
-                   "`ropecheck report merge` and give the merged report)",
-                   fmt::format("{}/{}", baseline.shard_index, baseline.shard_count));
-  return baseline;
-}
-
-// The ratchet (--baseline): a property or fixture that failed in the baseline too, and whose
-// worst/bound did not grow by more than 10%, is a known failure (it does not fail the run);
-// one that newly fails, or whose worst/bound grew by more than 10% (failing or not), is a
-// regression, listed as a "baseline/<kernel>/<name>" row that fails the run.
-constexpr double ratchet_growth = 1.1;
-
-bool grew(double now, double before) { return now > before * ratchet_growth && now > 0; }
-
-// A baseline row's ratio, now / before: 0 without a before, 1 when both are infinite (an output
-// with no bound then and now), never NaN (a saved report holds no NaN ratio).
-double now_over_before(double now, double before) {
-  if (std::isinf(now) && std::isinf(before)) return 1;
-  return before > 0 ? now / before : 0;
-}
-
-// For each property of `kernel` that ran in the baseline: the worst/bound past which it is a
-// regression (the baseline's × ratchet_growth), where that is past the bound, so that a
-// regressed property is shrunk to a case past it (properties::check_options::shrink_above).
-std::map<std::string, double> regression_limits(const reports::gate_report& old, std::string_view kernel) {
-  std::map<std::string, double> limits;
-  for (const auto& k : old.kernels)
-    for (const auto& p : k.properties)
-      if (k.name == kernel && p.status != "skipped" && p.status != "not_run" &&
-          p.worst_over_bound * ratchet_growth > 1)
-        limits[k.name + "/" + p.name] = p.worst_over_bound * ratchet_growth;
-  return limits;
-}
-
-std::vector<reports::fixture_outcome> apply_baseline(reports::gate_report& now,
-                                                     const reports::gate_report& old,
-                                                     const std::string& baseline_path) {
-  struct was {
-    bool failed;
-    double worst;
-  };
-  std::map<std::string, was> before;
-  for (const auto& k : old.kernels)
-    for (const auto& p : k.properties)
-      if (p.status != "skipped" && p.status != "not_run")
-        before[k.name + "/" + p.name] = {!p.passed, p.worst_over_bound};
-  for (const auto& f : old.fixtures)
-    if (f.name.rfind("baseline/", 0) != 0) before["fixture/" + f.name] = {!f.passed, f.worst_over_bound};
-  std::vector<reports::fixture_outcome> rows;
-  auto judge = [&](const std::string& key, const std::string& label, bool failed, double worst,
-                   std::string& status) {
-    const auto it = before.find(key);
-    if (it == before.end()) return;
-    const bool regression = grew(worst, it->second.worst) || (failed && !it->second.failed);
-    if (failed && it->second.failed && !regression) status = "known_failure";
-    std::string detail = fmt::format("worst/bound {:.4g} now, {:.4g} in {}", worst, it->second.worst,
-                                     baseline_path);
-    if (failed && !it->second.failed) detail = "newly fails; " + detail;
-    else if (regression) detail = "worst/bound grew by more than 10%; " + detail;
-    else if (status == "known_failure") detail = "known failure; " + detail;
-    rows.push_back({"baseline/" + label, !regression, 1,
-                    now_over_before(worst, it->second.worst), detail});
-  };
-  for (auto& k : now.kernels)
-    for (auto& p : k.properties)
-      if (p.status.empty()) judge(k.name + "/" + p.name, k.name + "/" + p.name, !p.passed, p.worst_over_bound, p.status);
-  for (auto& f : now.fixtures) {
-    std::string status = f.passed ? "" : "fail";
-    judge("fixture/" + f.name, f.name, !f.passed, f.worst_over_bound, status);
-    if (status == "known_failure") {
-      f.passed = true;
-      f.detail = "known failure (failed in the baseline too): " + f.detail;
-    }
-  }
-  return rows;
-}
-
-// A fixture name without its "/<kernel>" segment, e.g. "golden/llama31-8b-llama3/float32 (…)".
-std::string without_kernel(const std::string& fixture, std::string_view kernel) {
-  const std::string segment = "/" + std::string(kernel);
-  const auto at = fixture.find(segment + "/");
-  return at == std::string::npos ? fixture : fixture.substr(0, at) + fixture.substr(at + segment.size());
-}
-
-reports::mutant_outcome run_mutant(const mutants::mutant& m, const gate_options& o,
-                                   const properties::check_options& checks,
-                                   const fixtures::output_bound_fn& bound) {
-  reports::mutant_outcome outcome{std::string(m.kernel.name), std::string(m.imitates), false, {}, {}};
-  fmt::print(stderr, "gate: mutant {} — properties ({} profile)\n", m.kernel.name, o.profile);
-  const auto properties = run_properties(m.kernel, o, checks, {}, true);
-  for (const auto& p : properties.properties) {
-    if (p.passed) continue;
-    outcome.killed_by.push_back(p.name);
-    outcome.counterexamples.push_back(p.counterexample);
-  }
-  if (m.frequencies != nullptr) {
-    // The defect is in the scaling code, which kernels never see: the frequency property is
-    // the one aimed at it (properties/frequency_properties.h).
-    const auto p = o.profile == "deep" ? properties::profile::deep : properties::profile::quick;
-    const auto r = properties::check_scaled_frequencies(
-        [&m](const rope_spec& spec, std::int64_t length) {
-          return mutants::mutant_frequencies(m, spec, length);
-        },
-        p, o.seed,
-        replay_command(m.kernel, o, true, {}));
-    if (!r.passed) {
-      outcome.killed_by.push_back(r.name);
-      outcome.counterexamples.push_back(r.counterexample);
-    }
-  }
-  fmt::print(stderr, "gate: mutant {} — fixtures\n", m.kernel.name);
-  const fixtures::frequencies_fn frequencies = [&m](const rope_spec& spec, std::int64_t length) {
-    return mutants::mutant_frequencies(m, spec, length);
-  };
-  auto fixtures = fixtures::check_kernel_fixtures(m.kernel, bound, frequencies);
-  fixtures.push_back(fixtures::check_dynamic_scaling_fixture(m.kernel, bound, frequencies));
-  for (const auto& f : fixtures) {
-    if (f.passed) continue;
-    outcome.killed_by.push_back(without_kernel(f.name, m.kernel.name));
-    outcome.counterexamples.push_back(f.detail);
-  }
-  outcome.killed = !outcome.killed_by.empty();
-  return outcome;
-}
-
-}  // namespace
-
-reports::gate_report read_gate_baseline(const std::string& path) { return read_baseline(path); }
-
-void check_baseline_comparable(const reports::gate_report& baseline, const std::string& baseline_name,
-                               const std::string& contract_name,
-                               const std::vector<std::pair<std::string, reports::served_domain>>& domains) {
-  if (baseline.contract != contract_name)
-    throw std::runtime_error(fmt::format(
-        "{}: field 'contract': \"{}\" is not the contract of this run, \"{}\" (ratios under "
-        "different bounds do not compare)", baseline_name, baseline.contract, contract_name));
-  // Nor do worst/bound ratios over other cases: a kernel's domain must be the baseline's (one
-  // stated by neither is every call).
-  for (std::size_t i = 0; i < baseline.kernels.size(); ++i) {
-    const auto& before = baseline.kernels[i];
-    for (const auto& [name, now] : domains) {
-      if (name != before.name) continue;
-      const reports::served_domain then = before.domain.value_or(reports::served_domain{});
-      if (!(now == then))
-        throw std::runtime_error(fmt::format(
-            "{}: field 'kernels[{}].domain': \"{}\" is not the domain of this run, \"{}\" (ratios over "
-            "different cases do not compare)", baseline_name, i, reports::describe(then), reports::describe(now)));
-    }
-  }
-}
-
-void judge_against_baseline(reports::gate_report& report, const reports::gate_report* baseline,
-                            const std::string& baseline_name) {
-  std::vector<reports::fixture_outcome> regressions;
-  if (baseline != nullptr) regressions = apply_baseline(report, *baseline, baseline_name);
-  // The verdicts, after the ratchet has marked known failures.
-  reports::judge(report);
-  for (auto& r : regressions) {
-    report.passed = report.passed && r.passed;
-    report.fixtures.push_back(std::move(r));
-  }
-}
-
-reports::served_domain reported_domain(const fast::kernel_domain& d) {
-  return {.nonnegative_positions = !d.negative_positions,
-          .max_position = d.max_position,
-          .inverse = d.inverse,
-          .attention_factor = d.attention_factor,
-          .partial_rotary = d.partial_rotary,
-          .absent_tensor = d.absent_tensor};
-}
-
-reports::property_outcome property_outcome_of(const properties::property_result& r) {
-  const auto location_of = [](const properties::case_location& l) {
-    return reports::location{l.dtype, l.pairing, l.head_dim, l.rotary_dim, l.position, l.pair, l.units, l.text};
-  };
-  reports::property_outcome out;
-  out.name = fmt::format("{}/{}", r.name, r.dtype);
-  out.passed = r.passed;
-  out.cases = r.cases;
-  out.worst_over_bound = r.worst_over_bound;
-  out.counterexample = r.counterexample;
-  out.replay = r.replay;
-  out.status = r.state == properties::run_state::skipped   ? "skipped"
-               : r.state == properties::run_state::not_run ? "not_run"
-                                                            : "";
-  out.message = r.message;
-  out.failed_cases = r.failed_cases;
-  out.worst = location_of(r.worst);
-  out.counterexample_location = location_of(r.counterexample_location);
-  out.detail = r.detail;
-  out.points = r.points;
-  return out;
-}
-
-fixtures::output_bound_fn fixture_output_bound(const bounds::accuracy_contract& contract) {
-  // A fixture has one attention factor: its scale (§16 coefficients) is computed once. The
-  // contract widens the bound as it widens the properties' bounds.
-  return [scale = bounds::attention_scale_for(1), &contract](
-             dtype storage, double pair_norm, std::int64_t position, double theta, int pair,
-             double stored, double attention_factor) mutable {
-    if (attention_factor != scale.factor) scale = bounds::attention_scale_for(attention_factor);
-    return bounds::output_bound(storage, pair_norm, position, theta, stored, scale) +
-           bounds::contract_output_extra(contract, storage, pair_norm, position, theta, pair,
-                                         attention_factor);
-  };
-}
-
-// Nothing passes vacuously: a kernel that judged no property case and no fixture value (every
-// property it was given skipped or not selected) has no verdict, and neither has a shard that
-// judged nothing at all. Refused (exit 2) rather than reported as a pass.
-static void refuse_unjudged(const reports::gate_report& report, bool sharded) {
-  std::int64_t run_total = 0;
-  for (const auto& k : report.kernels) {
-    std::int64_t judged = 0;
-    bool failed = false;
-    for (const auto& p : k.properties) {
-      if (p.status.empty()) judged += p.cases;
-      failed = failed || !p.passed;
-    }
-    for (const auto& f : report.fixtures)
-      if (f.name.find("/" + k.name + "/") != std::string::npos) judged += f.values;
-    run_total += judged;
-    // Whether a property is skipped does not depend on the shard: a kernel none of whose
-    // properties ran has no verdict in any shard.
-    const bool none_ran = std::all_of(k.properties.begin(), k.properties.end(),
-                                      [](const reports::property_outcome& p) { return !p.status.empty(); });
-    if (judged == 0 && !failed && (!sharded || none_ran))
-      throw bad_input("--kernel",
-                      "judged no case and no fixture value: every property given to it was skipped or not "
-                      "selected (see `ropecheck gate --help`), so there is no verdict",
-                      k.name);
-  }
-  if (!report.kernels.empty() && run_total == 0)
-    throw bad_input("--shard", "judged no case and no fixture value in this shard: there is no verdict",
-                    fmt::format("{}/{}", report.shard_index, report.shard_count));
-}
-
-reports::gate_report run_gate_report(const gate_options& o) {
-  // RC_PARAMS is read (strictly) before a line is printed: a bad key or value is exit 2 alone.
-  const properties::rc_params_values rc_params = properties::read_rc_params();
-  if (rc_params.seed && *rc_params.seed != o.seed)
-    throw bad_input("RC_PARAMS", fmt::format("seed disagrees with the run's seed {} (--seed)", o.seed),
-                    fmt::format("seed={}", *rc_params.seed), "give the same seed to both, as replay lines do");
-  const bounds::accuracy_contract contract = read_contract(o.contract, o.contract_from);
-  for (const auto& name : o.properties) {
-    const auto all = properties::kernel_property_names();
-    if (std::find(all.begin(), all.end(), name) == all.end())
-      throw bad_input("--property", "unknown kernel property", name);
-  }
-  if (o.max_position < 0)  // the flag is 1 ... 2^63 - 1 (add_decimal_option); 0 is "none"
-    throw bad_input("--max-position", "is negative", std::to_string(o.max_position));
-  if (o.positions != "all" && o.positions != "nonnegative")
-    throw bad_input("--positions", "is not all or nonnegative", o.positions);
-  // --max-position and --positions with the contract's own domain.
-  const fast::kernel_domain run = run_domain(contract, o.max_position, o.positions, "--max-position");
-  const std::int64_t max_position = run.max_position;
-  if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
-    throw bad_input("--shard", "is not I/N with 0 <= I < N",
-                    fmt::format("{}/{}", o.shard_index, o.shard_count));
-  const bool sharded = o.shard_count > 1;
-  if (sharded && !o.baseline.empty())
-    throw bad_input("--baseline", "compares whole runs, not one shard: merge the shards "
-                    "(ropecheck report merge) and gate unsharded against it, or drop --shard",
-                    o.baseline);
-  if (sharded && !rc_params.reproduce.empty())
-    throw bad_input("--shard", "RC_PARAMS reproduce=... replays one case: run it without sharding",
-                    fmt::format("{}/{}", o.shard_index, o.shard_count));
-  properties::check_options checks;
-  checks.contract = &contract;
-  checks.max_position = max_position;
-  // The run narrows every kernel's domain (fast::kernel_domain).
-  checks.domain.negative_positions = run.negative_positions;
-  const auto domain_of_run = [&](const fast::kernel_info& kernel) {
-    return kernel.domain.intersect(checks.domain).intersect(fast::kernel_domain{.max_position = max_position});
-  };
-  checks.properties = o.properties;
-  checks.shard_index = o.shard_index;
-  checks.shard_count = o.shard_count;
-  // The mutants run whole, in shard 0 (their verdict is a kill, not a sum of cases).
-  properties::check_options mutant_checks = checks;
-  mutant_checks.shard_index = 0;
-  mutant_checks.shard_count = 1;
-
-  // Candidates: in-process kernels, else the kernels of --kernel-lib libraries, else the built-ins.
-  std::vector<abi::kernel_library> libraries;
-  for (const auto& path : o.kernel_libraries)
-    libraries.push_back(abi::kernel_library::load(path, o.isolation));
-  std::vector<std::pair<const fast::kernel_info*, std::string>> candidates;  // kernel, library
-  for (const auto* k : o.in_process_kernels) candidates.emplace_back(k, "");
-  for (std::size_t i = 0; i < libraries.size(); ++i) {
-    for (const auto& k : libraries[i].kernels()) {
-      // Two libraries with a kernel of one name would make --kernel NAME ambiguous.
-      for (const auto& [other, other_library] : candidates)
-        if (other->name == k.name)
-          throw bad_input("--kernel-lib", fmt::format("{}: a kernel of this name is also in {}",
-                                                      o.kernel_libraries[i], other_library),
-                          k.name);
-      candidates.emplace_back(&k, o.kernel_libraries[i]);
-    }
-  }
-  // --isolate always: the built-ins through the C ABI, in a worker process, as a library's are.
-  std::optional<abi::kernel_library> isolated_builtins;
-  if (candidates.empty() && o.isolation.builtins) {
-    isolated_builtins = abi::kernel_library::load(abi::builtin_library, o.isolation);
-    for (const auto& k : isolated_builtins->kernels()) candidates.emplace_back(&k, abi::builtin_library);
-  }
-  if (candidates.empty())
-    for (const auto& k : fast::kernel_registry()) candidates.emplace_back(&k, "");
-  // A name given twice would gate it twice, with two report entries of one name.
-  for (const auto* names : {&o.kernels, &o.mutant_names})
-    for (auto it = names->begin(); it != names->end(); ++it)
-      if (std::find(names->begin(), it, *it) != it)
-        throw bad_input(names == &o.kernels ? "--kernel" : "--mutant", "is given twice", *it);
-  std::vector<std::pair<const fast::kernel_info*, std::string>> kernels;
-  for (const auto& name : o.kernels) {
-    const auto it = std::find_if(candidates.begin(), candidates.end(),
-                                 [&](const auto& k) { return k.first->name == name; });
-    if (it == candidates.end())
-      throw bad_input("--kernel", "unknown kernel", name,
-                      "see `ropecheck kernels`, or the --kernel-lib library");
-    kernels.push_back(*it);
-  }
-  // --mutant NAME alone gates just those mutants (the replay of one kill).
-  if (o.kernels.empty() && o.mutant_names.empty()) kernels = candidates;
-  std::vector<const mutants::mutant*> mutant_list;
-  for (const auto& name : o.mutant_names) {
-    const auto* m = mutants::find_mutant(name);
-    if (m == nullptr)
-      throw bad_input("--mutant", "unknown mutant", name);
-    mutant_list.push_back(m);
-  }
-  if (o.mutants && o.mutant_names.empty())
-    for (const auto& m : mutants::mutant_registry()) mutant_list.push_back(&m);
-  // Read the baseline first: a bad one is exit 2 before minutes of work.
-  const auto baseline =
-      o.baseline.empty() ? std::optional<reports::gate_report>() : read_baseline(o.baseline);
-  if (baseline) {
-    std::vector<std::pair<std::string, reports::served_domain>> domains;
-    for (const auto& [kernel, library] : kernels)
-      domains.emplace_back(std::string(kernel->name), reported_domain(domain_of_run(*kernel)));
-    check_baseline_comparable(*baseline, o.baseline, contract.name, domains);
-  }
-  reports::gate_report report;
-  report.tool_version = ROPECHECK_VERSION;
-  report.profile = o.profile;
-  report.seed = o.seed;
-  report.contract = contract.name;
-  report.contract_statement = contract.statement;
-  report.contract_derivation = bounds::contract_derivation(contract);
-  report.max_position = max_position;
-  report.selected_properties = o.properties;
-  report.baseline = o.baseline;
-  report.shard_index = o.shard_index;
-  report.shard_count = o.shard_count;
-  const fixtures::output_bound_fn bound = fixture_output_bound(contract);
-  // --property runs those properties only: the fixtures are not run either. The fixtures are
-  // not random: shard 0 runs them all, the other shards none.
-  const bool run_fixtures = o.properties.empty() && o.shard_index == 0;
-  if (o.shard_index != 0) mutant_list.clear();
-  for (const auto& [kernel, library] : kernels) {
-    fmt::print(stderr, "gate: {} — properties ({} profile, contract {}{})\n", kernel->name, o.profile,
-               contract.name,
-               sharded ? fmt::format(", shard {}/{}", o.shard_index, o.shard_count) : std::string());
-    // A library kernel whose worker process ended runs no further property; the one running
-    // then is named in the report.
-    properties::check_options kernel_checks = checks;
-    const abi::kernel_library* own_library = nullptr;
-    for (std::size_t i = 0; i < libraries.size() && !library.empty(); ++i)
-      if (o.kernel_libraries[i] == library) own_library = &libraries[i];
-    if (isolated_builtins && library == abi::builtin_library) own_library = &*isolated_builtins;
-    const auto death_of = [&] { return own_library ? own_library->death_of(kernel->name) : std::nullopt; };
-    std::string running;
-    kernel_checks.stopped = [&] {
-      const auto death = death_of();
-      return death ? fmt::format("the kernel's process ended ({}: {})", death->verdict, death->cause) : std::string();
-    };
-    kernel_checks.starting = [&running](std::string_view id) { running = id; };
-    if (baseline) kernel_checks.shrink_above = regression_limits(*baseline, kernel->name);
-    auto outcome = run_properties(*kernel, o, kernel_checks, library);
-    outcome.domain = reported_domain(domain_of_run(*kernel));
-    if (death_of()) running = running.empty() ? "properties" : running;
-    else running = "fixtures";
-    if (run_fixtures) {
-      fmt::print(stderr, "gate: {} — fixtures\n", kernel->name);
-      auto kernel_fixtures = fixtures::check_kernel_fixtures(*kernel, bound, {}, max_position, checks.domain);
-      // With mutants, the correct kernels also face the mutants' extra fixture.
-      if (!mutant_list.empty())
-        kernel_fixtures.push_back(
-            fixtures::check_dynamic_scaling_fixture(*kernel, bound, {}, max_position, checks.domain));
-      for (auto& f : kernel_fixtures) report.fixtures.push_back(std::move(f));
-    }
-    if (const auto death = death_of()) record_ending(outcome, *death, running, o, library);
-    report.kernels.push_back(std::move(outcome));
-  }
-  refuse_unjudged(report, sharded);
-  for (const auto* m : mutant_list) report.mutants.push_back(run_mutant(*m, o, mutant_checks, bound));
-  judge_against_baseline(report, baseline ? &*baseline : nullptr, o.baseline);
-  return report;
-}
-
-namespace {
-
 int run_gate(command_gate_options o) {
   properties::read_rc_params();  // a bad RC_PARAMS is exit 2 before any file is touched
   std::tie(o.gate.shard_index, o.gate.shard_count) = resolve_shard(o.shard_text);
@@ -614,6 +130,11 @@ int run_gate(command_gate_options o) {
   for (const auto& audit : o.gate.contract_from) inputs.push_back({"--contract-from", audit});
   const flagged_path status = shard_status_output();
   check_report_outputs(o.paths, inputs, {status});
+  // --cases-out DIR: a folder, made when the first case file is written.
+  if (o.cases_out && o.cases_out->empty()) throw bad_input("--cases-out", "is empty: it needs a folder", "");
+  if (o.cases_out && std::filesystem::exists(*o.cases_out) && !std::filesystem::is_directory(*o.cases_out))
+    throw bad_input("--cases-out", "exists and is not a directory", *o.cases_out);
+  o.gate.cases_out = o.cases_out.value_or("");
   o.gate.json_path = o.paths.json;
   const reports::gate_report report = run_gate_report(o.gate);
   fmt::print("{}", reports::render_terminal(report));
@@ -667,6 +188,10 @@ void add_gate_command(CLI::App& app, int& exit_status) {
                   "run block I of N of every property's cases (I/N, 0 <= I < N; shard 0 also runs "
                   "the fixtures and mutants); `report merge` joins the N reports. Default: "
                   "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS if set");
+  cmd->add_option("--cases-out", options->cases_out,
+                  "write each failure's worst case and shrunk counterexample as judged case files in DIR, "
+                  "for `ropecheck replay` (created if absent)")
+      ->type_name("DIR");
   add_isolation_options(*cmd, o->isolation, /*builtins_too=*/true);
   add_report_flags(*cmd, options->paths);
   cmd->callback([options, &exit_status] { exit_status = run_gate(*options); });

@@ -1,5 +1,5 @@
-// ropecheck identify --x X --pos POS --y Y [--dtype float32|float16|bfloat16|float8_e4m3fn|float8_e5m2]
-//                    [--streams 1|2|3] [--spec-out SPEC.json] [--x-name N] [--y-name N] [--pos-name N]
+// ropecheck identify --x X --pos POS --y Y [--dtype STORAGE_DTYPE]
+//                    [--streams 1|2|3|4] [--spec-out SPEC.json] [--x-name N] [--y-name N] [--pos-name N]
 //                    [REPORT FLAGS]
 // Infers the RoPE convention from the data alone (audit/identify.h) and writes a spec that
 // `ropecheck audit` accepts unchanged. Exit 0 when the audit of Y against the inferred spec
@@ -17,7 +17,7 @@
 #include "cli/decimal_options.h"
 #include "cli/exit_codes.h"
 #include "cli/report_flags.h"
-#include "cli/rope_inputs.h"
+#include "core/rope_inputs.h"
 #include "io/atomic_file.h"
 #include "io/io_error.h"
 #include "io/read_tensor.h"
@@ -42,13 +42,14 @@ void plan(std::vector<planned_file>& files, const std::string& path, std::string
 
 // Position streams from the positions' rank: one more dimension than one-stream positions
 // ([tokens] for a 3-D X, [batch, tokens] or [tokens] for a 4-D X) is the stream dimension. A
-// 4-D X with [k, tokens] positions, k = batch and k 2 or 3, could be either: refused, naming
+// 4-D X with [k, tokens] positions, k = batch and k 2, 3 or 4, could be either: refused, naming
 // --streams.
 int streams_of(const std::vector<std::int64_t>& pos, const std::vector<std::int64_t>& x, const std::string& file) {
   const bool batched = x.size() == 4;
   if (pos.size() == (batched ? 3u : 2u)) return static_cast<int>(pos[0]);
-  if (batched && pos.size() == 2 && (pos[0] == 2 || pos[0] == 3) && pos[0] != x[0]) return static_cast<int>(pos[0]);
-  if (batched && pos.size() == 2 && (pos[0] == 2 || pos[0] == 3))
+  const bool stream_count = pos.size() == 2 && pos[0] >= 2 && pos[0] <= 4;
+  if (batched && stream_count && pos[0] != x[0]) return static_cast<int>(pos[0]);
+  if (batched && stream_count)
     throw io_error(file, "shape", "is [batch, tokens] one-stream positions or [streams, tokens] position streams",
                    format_shape(pos), "say which with --streams 1 or --streams " + std::to_string(pos[0]));
   return 1;
@@ -119,10 +120,11 @@ void add_identify_command(CLI::App& app, int& exit_status) {
   cmd->add_option("--y", o->y, "the output, same shape as X")->required();
   cmd->add_option("--dtype", o->dtype_name,
                   "judge Y as this dtype (default: Y's); bfloat16 also reads 16-bit raw data as "
-                  "bfloat16, float8_e4m3fn/float8_e5m2 read uint8 data as fp8 bits")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
-  add_decimal_option(*cmd, "--streams", o->streams, 1, 3,
-                     "position streams per token: 1, 3 (M-RoPE t, h, w) or 2 (vision row, column); default: "
+                  "bfloat16, an 8-bit float (float8_*) reads uint8 data as its bits")
+      ->check(CLI::IsMember(dtype_names(storage_dtypes)));  // numeric/dtype.h's catalog
+  add_decimal_option(*cmd, "--streams", o->streams, 1, 4,
+                     "position streams per token: 1, 3 (M-RoPE t, h, w), 4 (ggml's IMROPE t, h, w, e) or 2 "
+                     "(vision row, column); default: "
                      "from the positions' shape ([3, tokens] is three streams)");
   add_output_option(*cmd, "--spec-out", o->spec_out, "write the inferred spec (JSON that `ropecheck audit --spec` reads)");
   cmd->add_option("--x-name", o->x_name, "tensor name of X in a .safetensors file");

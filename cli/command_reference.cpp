@@ -6,10 +6,11 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/spec_options.h"
 #include "cli/exit_codes.h"
 #include "cli/decimal_options.h"
-#include "cli/reference_tensor.h"
-#include "cli/rope_inputs.h"
+#include "core/reference_tensor.h"
+#include "core/rope_inputs.h"
 #include "io/npy.h"
 
 namespace ropecheck::cli {

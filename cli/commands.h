@@ -6,7 +6,13 @@
 
 #include <CLI/CLI.hpp>
 
+namespace ropecheck::core {}
+
 namespace ropecheck::cli {
+
+// The subcommands are flag parsing over core/ (what the Python module runs too): its names are
+// theirs.
+using namespace ropecheck::core;
 
 void add_reference_command(CLI::App& app, int& exit_status);
 void add_apply_command(CLI::App& app, int& exit_status);

@@ -1,5 +1,5 @@
 // decimal_options: numeric flags declared once, the way every subcommand reads them — the value
-// is taken as text and converted by cli/flag_values.h (a plain decimal, checked, never clamped;
+// is taken as text and converted by core/flag_values.h (a plain decimal, checked, never clamped;
 // empty is refused), so no numeric flag goes through CLI11's own conversion, which reads 010 as
 // 8, 0x10 as 16, ' 5' as 5, clamps 2^64 to 2^63 - 1 and takes '' as no flag. A bad value is
 // exit 2 naming the flag before the subcommand runs (the exception leaves CLI11's parse).
@@ -13,9 +13,11 @@
 #include <optional>
 #include <string>
 
-#include "cli/flag_values.h"
+#include "core/flag_values.h"
 
 namespace ropecheck::cli {
+
+using namespace ropecheck::core;  // the checked conversions (core/flag_values.h)
 
 // An integer flag within min ... max (min >= 0: no numeric flag takes a sign), into a T or a
 // std::optional<T>; `target` keeps its value when the flag is not given.

@@ -88,7 +88,7 @@ TEST_F(StrictFlags, EveryIntegerFlagIsAPlainDecimalWithinItsRange) {
   std::vector<flag> flags = {
       {"gate", "--max-position", two_to_63}, {"gate", "--seed", two_to_64},
       {"reference", "--layer", "2147483648"}, {"apply", "--layer", "2147483648"},
-      {"audit", "--layer", "2147483648"},    {"identify", "--streams", "4"},
+      {"audit", "--layer", "2147483648"},    {"identify", "--streams", "5"},
   };
   if (has_bench()) flags.push_back({"bench", "--repetitions", "101"});
   for (const auto& f : flags) {

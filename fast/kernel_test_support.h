@@ -14,8 +14,8 @@
 namespace ropecheck::fast::testing {
 
 inline const std::vector<dtype>& storage_dtypes() {
-  static const std::vector<dtype> all{dtype::float32, dtype::float16, dtype::bfloat16,
-                                      dtype::float8_e4m3fn, dtype::float8_e5m2};
+  static const std::vector<dtype> all(std::begin(ropecheck::storage_dtypes),
+                                      std::end(ropecheck::storage_dtypes));
   return all;
 }
 

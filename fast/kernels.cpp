@@ -13,6 +13,7 @@
 #include "fast/cos_sin.h"
 #include "fast/precise_rotation.h"
 #include "fast/rotation.h"
+#include "fast/store_policy.h"
 #include "spec/stream_layout.h"
 
 namespace ropecheck::fast {
@@ -25,14 +26,9 @@ using rotate_fn = void (*)(const detail::rotation_chunk&);
 using precise_rows_fn = void (*)(const std::int64_t*, std::int64_t, const double*, std::int64_t,
                                  double, double*);
 
-// Outputs this large (per call) are written with non-temporal stores when aligned: well past
-// the per-core L2 and half this machine's L3, the data would be evicted before reuse anyway.
-constexpr std::int64_t streaming_threshold_bytes = std::int64_t{16} << 20;
 // Tokens per block: amortizes dispatch and lets on-the-fly fill SIMD lanes with short rows.
 constexpr std::int64_t token_block = 16;
 
-constexpr std::array storage_dtypes{dtype::float32, dtype::float16, dtype::bfloat16,
-                                     dtype::float8_e4m3fn, dtype::float8_e5m2};
 constexpr std::array both_pairings{pairing::half_split, pairing::adjacent};
 
 status invalid(std::string message) {
@@ -149,7 +145,10 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
   const std::int64_t pairs = angles.pairs();
   const std::int64_t output_bytes =
       (call.q.heads + call.k.heads) * call.tokens * call.head_dim * element;
-  const bool large = call.rotary_dim == call.head_dim && output_bytes >= streaming_threshold_bytes;
+  // Past the last-level cache (store_policy.h): non-temporal stores where aligned, and the
+  // input prefetched ahead of the loop.
+  const bool past_cache = output_bytes > streaming_threshold_bytes();
+  const bool large = call.rotary_dim == call.head_dim && past_cache;
 
   const bool precise = precise_rows != nullptr;
   const bool on_the_fly = angles.strategy() == angle_strategy::on_the_fly && !precise;
@@ -205,7 +204,7 @@ status run(const kernel_info& kernel, rotate_fn rotate, precise_rows_fn precise_
       chunk.inverse = call.dir == direction::inverse;
       chunk.in_place = detail::is_in_place(*t);
       chunk.allow_streaming = large && !chunk.in_place;
-      chunk.prefetch = output_bytes >= streaming_threshold_bytes;
+      chunk.prefetch = past_cache;
       chunk.tokens = count;
       chunk.prefetch_tokens = call.tokens - first;
       chunk.heads = t->heads;

@@ -11,7 +11,8 @@
 // The per-token rows are arranged once per token for all heads, as in rotation_simd.cpp: s
 // negated for the inverse, and for adjacent rows c duplicated per pair and s with the even
 // lanes negated, so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula.
-// Large out-of-place outputs are written with non-temporal stores (no read-for-ownership).
+// Out-of-place outputs larger than the last-level cache are written with non-temporal stores
+// (no read-for-ownership; store_policy.h), every dtype, with a store fence per chunk.
 
 // SSSE3/SSE4 lack FMA; leave them out so the baseline (EMU128) takes the portable code.
 #ifndef HWY_DISABLED_TARGETS
@@ -30,6 +31,7 @@
 
 #include "fast/cos_sin_polynomial.h"
 #include "fast/precise_rotation.h"
+#include "fast/store_policy.h"
 // Per target, after highway.h: detail::HWY_NAMESPACE::float8_io (rotation_simd.cpp's fp8 codec).
 #include "fast/float8_simd-inl.h"
 
@@ -177,7 +179,11 @@ HWY_INLINE hn::Vec<float_tag> round_to_odd_bfloat16(double_tag d, hn::Vec<double
 
 template <bool kStream, class D, class V>
 HWY_INLINE void put(D d, V v, typename hn::TFromD<D>* p) {
-  if constexpr (kStream) {
+  if constexpr (kStream && hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) == 8) {
+    // fp8 on AVX2: 8 bytes, which Highway 1.0.3's Stream would write as 16. One movnti.
+    const hn::Repartition<std::uint64_t, D> d64;
+    _mm_stream_si64(reinterpret_cast<long long*>(p), static_cast<long long>(hn::GetLane(hn::BitCast(d64, v))));
+  } else if constexpr (kStream) {
     hn::Stream(v, d, p);
   } else {
     hn::StoreU(v, d, p);
@@ -238,12 +244,11 @@ struct bfloat16_io {
   }
 };
 
-// float8_e4m3fn / float8_e5m2: loads by rotation_simd.cpp's table lookup (exact in float, then
-// in double); stores round to odd in float32 (p = 4 or 3 ≤ 22, and fp8's smallest subnormal,
+// float8_e4m3fn / float8_e5m2: loads by rotation_simd.cpp's decoder (exact in float, then in
+// double); stores round to odd in float32 (p = 4 or 3 ≤ 22, and fp8's smallest subnormal,
 // 2^-9 or 2^-16, is far above float32's, so values below 2^-126 store as ±0 either way: no
 // subnormal check) and then take float8_io's saturating nearest-even encoder — the same bits
-// as numeric/fp8.h's encoder applied to the double (precise_rotation.h). 8-bit stores are too
-// small to stream (as in rotation_simd.cpp): store2 ignores kStream.
+// as numeric/fp8.h's encoder applied to the double (precise_rotation.h).
 template <dtype T>
 struct precise_float8_io {
   using element = std::uint8_t;
@@ -251,13 +256,11 @@ struct precise_float8_io {
   static hn::Vec<double_tag> load(double_tag d, const element* p) {
     return hn::PromoteTo(d, codec::load(half_float_tag(), p));
   }
-  template <bool>
+  template <bool kStream>
   static void store2(double_tag d, hn::Vec<double_tag> y0, hn::Vec<double_tag> y1, element* p) {
     const float_tag df;
-    const hn::Rebind<element, float_tag> d8;
-    const hn::RebindToSigned<float_tag> di;
     const auto odd = hn::Combine(df, round_to_odd(d, y1), round_to_odd(d, y0));
-    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codec::bits(df, odd))), d8, p);
+    put<kStream>(hn::Rebind<element, float_tag>(), codec::encode(df, odd), p);
   }
 };
 
@@ -387,7 +390,10 @@ void rotate_chunk_typed(const rotation_chunk& chunk, const IO& io) {
       copy_pass_through(chunk, in_bytes, out_bytes);
     }
   }
-  if constexpr (kStream) hwy::FlushStream();
+  if constexpr (kStream) {
+    hwy::FlushStream();  // sfence: the stores are globally visible before the call returns
+    count_streamed_chunk();
+  }
 }
 
 template <class IO>
@@ -399,12 +405,14 @@ void rotate_chunk_io(const rotation_chunk& chunk) {
   }
 }
 
-// fp8 (never streamed), divided by an output scale σ ≠ 1 in double before the one rounding, as
+// fp8, divided by an output scale σ ≠ 1 in double before the one rounding, as
 // precise_rotation.h's loop: the same bits.
 template <class IO>
 void rotate_chunk_float8(const rotation_chunk& chunk) {
-  if (chunk.output_scale == 1.0f) return rotate_chunk_typed<false>(chunk, IO{});
-  rotate_chunk_typed<false>(chunk, divided_by_scale<IO>{{}, chunk.output_scale});
+  if (chunk.output_scale == 1.0f) return rotate_chunk_io<IO>(chunk);
+  const divided_by_scale<IO> scaled{{}, chunk.output_scale};
+  if (can_stream<IO>(chunk)) return rotate_chunk_typed<true>(chunk, scaled);
+  rotate_chunk_typed<false>(chunk, scaled);
 }
 
 void rotate_chunk(const rotation_chunk& chunk) {

@@ -220,7 +220,8 @@ status check_call(const rope_call& call) {
   if (call.output_scale != 1.0f && !is_float8(call.storage)) {
     return status::error(status_code::unsupported,
                          "output_scale " + show_scale(call.output_scale) +
-                             " applies to fp8 storage only (float8_e4m3fn, float8_e5m2), not " +
+                             " applies to fp8 storage only (" + dtype_list_text(storage_dtypes_of_width<1>, ", ", ", ") +
+                             "), not " +
                              std::string(to_string(call.storage)));
   }
   if (call.head_dim <= 0) return invalid("head_dim must be positive, got " + std::to_string(call.head_dim));

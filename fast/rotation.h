@@ -66,31 +66,36 @@ struct rotation_chunk {
 void rotate_chunk_scalar(const rotation_chunk& chunk);
 void rotate_chunk_simd(const rotation_chunk& chunk);  // AVX2/AVX-512 with runtime dispatch
 
+// The SIMD loops' fp8 codec on its own (float8_simd-inl.h's float8_io, at the dispatched
+// target; numeric/fp8.h's functions on the portable targets), for its exhaustive test. `n`
+// must be a multiple of 64.
+void float8_decode_simd(dtype storage, const std::uint8_t* in, float* out, std::size_t n);
+void float8_encode_simd(dtype storage, const float* in, std::uint8_t* out, std::size_t n);
+
 inline float load_element(dtype storage, const std::byte* row, std::int64_t i) {
+  // Every 8-bit float (numeric/dtype.h's catalog), so that a new one is never read as float32.
+  if (is_float8(storage)) return float8_bits_to_float(storage, reinterpret_cast<const std::uint8_t*>(row)[i]);
   switch (storage) {
     case dtype::float16:
       return float16_bits_to_float(reinterpret_cast<const std::uint16_t*>(row)[i]);
     case dtype::bfloat16:
       return bfloat16_bits_to_float(reinterpret_cast<const std::uint16_t*>(row)[i]);
-    case dtype::float8_e4m3fn:
-    case dtype::float8_e5m2:
-      return float8_bits_to_float(storage, reinterpret_cast<const std::uint8_t*>(row)[i]);
     default:
       return reinterpret_cast<const float*>(row)[i];
   }
 }
 
 inline void store_element(dtype storage, std::byte* row, std::int64_t i, float v) {
+  if (is_float8(storage)) {
+    reinterpret_cast<std::uint8_t*>(row)[i] = float_to_float8_bits(storage, v);
+    return;
+  }
   switch (storage) {
     case dtype::float16:
       reinterpret_cast<std::uint16_t*>(row)[i] = float_to_float16_bits(v);
       break;
     case dtype::bfloat16:
       reinterpret_cast<std::uint16_t*>(row)[i] = float_to_bfloat16_bits(v);
-      break;
-    case dtype::float8_e4m3fn:
-    case dtype::float8_e5m2:
-      reinterpret_cast<std::uint8_t*>(row)[i] = float_to_float8_bits(storage, v);
       break;
     default:
       reinterpret_cast<float*>(row)[i] = v;

@@ -9,10 +9,10 @@
 // so y = fma(x, c, fl(swapped·s)) is lane for lane the half-split formula (bfloat16 instead
 // splits each step into its a and b lanes: bfloat16_even_odd). Conversions: float16 by F16C
 // (vcvtps2ph, immediate rounding = nearest even); bfloat16 by our own round-to-nearest-even,
-// as Highway 1.0.3's DemoteTo truncates; fp8 by a table lookup (load) and float32
-// rounding arithmetic (store), see float8_io.
-// Large out-of-place outputs use non-temporal stores: the output is not re-read here, and
-// skipping the read-for-ownership of each destination line saves a third of the traffic.
+// as Highway 1.0.3's DemoteTo truncates; fp8 through binary16 and F16C, see float8_io.
+// Out-of-place outputs larger than the last-level cache use non-temporal stores, every dtype
+// (store_policy.h): the output is not re-read here, and skipping the read-for-ownership of
+// each destination line saves a third of the traffic. A store fence ends every such chunk.
 
 // SSSE3/SSE4 lack FMA; leave them out so the baseline (EMU128) takes the scalar loop.
 #ifndef HWY_DISABLED_TARGETS
@@ -32,6 +32,7 @@
 #include <hwy/highway.h>
 
 #include "fast/rotation.h"
+#include "fast/store_policy.h"
 // Per target, after highway.h: float8_io in detail::HWY_NAMESPACE.
 #include "fast/float8_simd-inl.h"
 
@@ -43,6 +44,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
 
 void rotate_chunk(const rotation_chunk& chunk) { rotate_chunk_scalar(chunk); }
+
+void float8_decode(dtype storage, const std::uint8_t* in, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = float8_bits_to_float(storage, in[i]);
+}
+void float8_encode(dtype storage, const float* in, std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = float_to_float8_bits(storage, in[i]);
+}
 
 #else
 
@@ -120,7 +128,8 @@ struct bfloat16_io {
   }
 };
 
-// float8_e4m3fn / float8_e5m2: float8_io, shared with precise_simd.cpp (fast/float8_simd-inl.h).
+// float8_e4m3fn / float8_e5m2: float8_io, shared with precise_simd.cpp (fast/float8_simd-inl.h),
+// through float8_pairs below.
 
 template <class IO, bool kStream, class D>
 HWY_INLINE void put(D d, hn::Vec<D> v, typename IO::element* p) {
@@ -226,6 +235,40 @@ struct pair_io_of<bfloat16_io> { using type = bfloat16_even_odd; };
 template <class IO>
 struct pair_io_of { using type = in_element_order<IO>; };
 #endif
+
+// fp8, 2·lanes elements per step decoded and encoded together (float8_io's load2, encode2), so
+// one store writes all their bytes: 16 on AVX2, 32 on AVX-512, whole vectors, which streaming
+// stores need (Highway 1.0.3's Stream writes 16 bytes even from a half vector).
+template <dtype T>
+struct float8_pairs {
+  using codec = float8_io<T>;
+  using element = std::uint8_t;
+  static constexpr bool splits_pairs = false;
+  template <class D>
+  static std::int64_t store_bytes(D d) {
+    return static_cast<std::int64_t>(2 * hn::Lanes(d));
+  }
+  template <class D>
+  static void load2(D d, const element* p, hn::Vec<D>& v0, hn::Vec<D>& v1) {
+    codec::load2(d, p, v0, v1);
+  }
+  template <bool kStream, class D>
+  static void put2(D d, hn::Vec<D> v0, hn::Vec<D> v1, element* p) {
+    const hn::Rebind<element, hn::Repartition<std::uint16_t, D>> d8;
+    if constexpr (kStream) {
+      hn::Stream(codec::encode2(d, v0, v1), d8, p);
+    } else {
+      hn::StoreU(codec::encode2(d, v0, v1), d8, p);
+    }
+  }
+  template <class D>
+  static void arrange(D, hn::Vec<D> n0, hn::Vec<D> n1, hn::Vec<D>& p0, hn::Vec<D>& p1) {
+    p0 = n0;
+    p1 = n1;
+  }
+};
+template <dtype T>
+struct pair_io_of<float8_io<T>> { using type = float8_pairs<T>; };
 
 // fp8 with an output scale σ ≠ 1 (rope_call::output_scale): each rotated output is divided by σ
 // in float32 before its store, the operation of the scalar loop (rotation.h) and of vLLM's
@@ -450,15 +493,20 @@ void rotate_chunk_typed(const rotation_chunk& chunk, const PairIO& io) {
       out += chunk.output_head_stride;
     }
   }
-  if constexpr (kStream) hwy::FlushStream();
+  if constexpr (kStream) {
+    hwy::FlushStream();  // sfence: the stores are globally visible before the call returns
+    count_streamed_chunk();
+  }
 }
 
 template <class IO>
 void rotate_chunk_io(const rotation_chunk& chunk) {
   using pair_io = typename pair_io_of<IO>::type;
-  if constexpr (std::is_same_v<typename IO::element, std::uint8_t>) {  // fp8: never streamed
+  if constexpr (std::is_same_v<typename IO::element, std::uint8_t>) {  // fp8 with a scale σ
     if (chunk.output_scale != 1.0f) {
-      return rotate_chunk_typed<IO, false>(chunk, divided_by_scale<pair_io>{{}, chunk.output_scale});
+      const divided_by_scale<pair_io> scaled{{}, chunk.output_scale};
+      if (can_stream<IO>(chunk)) return rotate_chunk_typed<IO, true>(chunk, scaled);
+      return rotate_chunk_typed<IO, false>(chunk, scaled);
     }
   }
   if (can_stream<IO>(chunk)) {
@@ -466,6 +514,31 @@ void rotate_chunk_io(const rotation_chunk& chunk) {
   } else {
     rotate_chunk_typed<IO, false>(chunk, pair_io{});
   }
+}
+
+template <dtype T>
+void float8_codec(const std::uint8_t* in8, float* out32, const float* in32, std::uint8_t* out8, std::size_t n) {
+  const float_tag d;
+  const std::size_t step = 2 * hn::Lanes(d);
+  for (std::size_t i = 0; i < n; i += step) {
+    hn::Vec<float_tag> v0, v1;
+    if (in8 != nullptr) {
+      float8_pairs<T>::load2(d, in8 + i, v0, v1);
+      hn::StoreU(v0, d, out32 + i);
+      hn::StoreU(v1, d, out32 + i + hn::Lanes(d));
+    } else {
+      float8_pairs<T>::template put2<false>(d, hn::LoadU(d, in32 + i), hn::LoadU(d, in32 + i + hn::Lanes(d)),
+                                            out8 + i);
+    }
+  }
+}
+void float8_decode(dtype storage, const std::uint8_t* in, float* out, std::size_t n) {
+  if (storage == dtype::float8_e4m3fn) return float8_codec<dtype::float8_e4m3fn>(in, out, nullptr, nullptr, n);
+  float8_codec<dtype::float8_e5m2>(in, out, nullptr, nullptr, n);
+}
+void float8_encode(dtype storage, const float* in, std::uint8_t* out, std::size_t n) {
+  if (storage == dtype::float8_e4m3fn) return float8_codec<dtype::float8_e4m3fn>(nullptr, nullptr, in, out, n);
+  float8_codec<dtype::float8_e5m2>(nullptr, nullptr, in, out, n);
 }
 
 void rotate_chunk(const rotation_chunk& chunk) {
@@ -488,9 +561,18 @@ HWY_AFTER_NAMESPACE();
 namespace ropecheck::fast::detail {
 
 HWY_EXPORT(rotate_chunk);
+HWY_EXPORT(float8_decode);
+HWY_EXPORT(float8_encode);
 
 void rotate_chunk_simd(const rotation_chunk& chunk) {
   HWY_DYNAMIC_DISPATCH(rotate_chunk)(chunk);
+}
+
+void float8_decode_simd(dtype storage, const std::uint8_t* in, float* out, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(float8_decode)(storage, in, out, n);
+}
+void float8_encode_simd(dtype storage, const float* in, std::uint8_t* out, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(float8_encode)(storage, in, out, n);
 }
 
 }  // namespace ropecheck::fast::detail

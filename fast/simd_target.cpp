@@ -1,6 +1,8 @@
 // Highway's target bits behind simd_target.h. The kernels' SIMD file is built for AVX2 and
 // AVX-512 (rotation_simd.cpp disables SSSE3/SSE4, which lack FMA); lesser CPUs get the
-// portable loop.
+// portable loop. The cap goes through hwy::DisableTargets, Highway's production API for
+// keeping dispatch off targets the CPU has (hwy/targets.h), not its test mock
+// SetSupportedTargetsForTest; DisableTargets(0) enables them all again.
 #include "fast/simd_target.h"
 
 #include <algorithm>
@@ -46,25 +48,25 @@ std::string current_simd_target() {
 
 status use_simd_target(std::string_view name) {
   if (name == "best") {
-    hwy::SetSupportedTargetsForTest(0);  // 0: back to what the CPU supports
+    hwy::DisableTargets(0);  // 0: back to what the CPU supports
     return status::success();
   }
   // Lift any earlier cap first, so that every target this CPU runs can be chosen again
-  // (SupportedAndGeneratedTargets only lists the targets of the current cap); an unknown
-  // name puts the earlier cap back.
+  // (SupportedAndGeneratedTargets only lists the targets left enabled); an unknown name puts
+  // the earlier cap back.
   const std::int64_t earlier = hwy::SupportedTargets();
-  hwy::SetSupportedTargetsForTest(0);
+  hwy::DisableTargets(0);
   std::string known;
   for (std::int64_t t : usable_targets()) {
     const std::string target = lower(hwy::TargetName(t));
     if (target == name) {
-      // The target plus the scalar baseline, which Highway requires to stay available.
-      hwy::SetSupportedTargetsForTest(t | HWY_SCALAR | HWY_EMU128);
+      // Every other target off but the scalar baselines, which Highway requires to stay.
+      hwy::DisableTargets(~(t | HWY_SCALAR | HWY_EMU128));
       return status::success();
     }
     known += (known.empty() ? "" : ", ") + target;
   }
-  hwy::SetSupportedTargetsForTest(earlier);
+  hwy::DisableTargets(~earlier);
   return status::error(status_code::unsupported,
                        "SIMD target '" + std::string(name) + "' is not available on this CPU (available: " +
                            (known.empty() ? "none" : known) + ", best)");

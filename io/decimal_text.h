@@ -1,4 +1,4 @@
-// decimal_text: numbers given as text — command-line flags (cli/flag_values.h, the bench
+// decimal_text: numbers given as text — command-line flags (core/flag_values.h, the bench
 // programs) and environment values (RC_PARAMS, GTEST_SHARD_INDEX) — read by one rule: a plain
 // decimal, checked, never wrapped, clamped or read in another base. Library parsers are looser
 // in ways that turn a typo into another number: strtol reads 010 as 8 and 0x10 as 16, stream

@@ -206,11 +206,8 @@ std::string hex_bytes(std::span<const std::byte> bytes) {
 
 dtype dtype_from_descr(std::string_view descr, std::optional<dtype> raw16, std::string_view file) {
   constexpr std::string_view field = "header field 'descr'";
-  if (descr == "<f8") return dtype::float64;
-  if (descr == "<f4") return dtype::float32;
-  if (descr == "<f2") return dtype::float16;
-  if (descr == "<i4") return dtype::int32;
-  if (descr == "<i8") return dtype::int64;
+  for (const dtype_row& r : dtype_catalog)
+    if (!r.raw_bits && r.npy_descr == descr) return r.type;
   if (descr == "<u2" || descr == "|V2") {
     if (raw16 == dtype::bfloat16) return dtype::bfloat16;
     throw io_error(file, field, "raw 16-bit dtype", descr,
@@ -221,7 +218,8 @@ dtype dtype_from_descr(std::string_view descr, std::optional<dtype> raw16, std::
   if (descr == "|u1" || descr == "<u1" || descr == "|V1") {
     if (raw16 && is_float8(*raw16)) return *raw16;
     throw io_error(file, field, "raw 8-bit dtype", descr,
-                   "pass --dtype float8_e4m3fn or --dtype float8_e5m2 to read it as fp8 bits");
+                   "pass --dtype " + dtype_list_text(storage_dtypes_of_width<1>, " or --dtype ", " or --dtype ") +
+                       " to read it as fp8 bits");
   }
   if (!descr.empty() && descr.front() == '>') {
     throw io_error(file, field, "unsupported dtype", descr, "big-endian");
@@ -356,18 +354,10 @@ tensor read_npy(const std::filesystem::path& path, std::optional<dtype> raw16) {
 
 namespace {
 
+// numeric/dtype.h's catalog column (raw-bit dtypes as the unsigned integer of their width).
 std::string_view descr_of(dtype type) {
-  switch (type) {
-    case dtype::float64: return "<f8";
-    case dtype::float32: return "<f4";
-    case dtype::float16: return "<f2";
-    case dtype::bfloat16: return "<u2";  // no numpy dtype: raw bits
-    case dtype::float8_e4m3fn:
-    case dtype::float8_e5m2: return "|u1";  // no numpy dtype: raw bits
-    case dtype::int32: return "<i4";
-    case dtype::int64: return "<i8";
-  }
-  return "?";
+  const dtype_row* r = find_row(type);
+  return r != nullptr ? r->npy_descr : "?";
 }
 
 // Magic, version, length and the space-padded, '\n'-terminated header dict.

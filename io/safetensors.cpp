@@ -27,30 +27,16 @@ using json = nlohmann::json;
 constexpr std::size_t length_prefix_size = 8;
 constexpr std::string_view metadata_key = "__metadata__";
 
+// The codes are numeric/dtype.h's catalog column.
 std::optional<dtype> dtype_from_code(std::string_view code) {
-  if (code == "F64") return dtype::float64;
-  if (code == "F32") return dtype::float32;
-  if (code == "F16") return dtype::float16;
-  if (code == "BF16") return dtype::bfloat16;
-  if (code == "F8_E4M3") return dtype::float8_e4m3fn;  // safetensors' names for torch's fp8
-  if (code == "F8_E5M2") return dtype::float8_e5m2;
-  if (code == "I32") return dtype::int32;
-  if (code == "I64") return dtype::int64;
+  for (const dtype_row& r : dtype_catalog)
+    if (r.safetensors_code == code) return r.type;
   return std::nullopt;
 }
 
 std::string_view code_of(dtype type) {
-  switch (type) {
-    case dtype::float64: return "F64";
-    case dtype::float32: return "F32";
-    case dtype::float16: return "F16";
-    case dtype::bfloat16: return "BF16";
-    case dtype::float8_e4m3fn: return "F8_E4M3";
-    case dtype::float8_e5m2: return "F8_E5M2";
-    case dtype::int32: return "I32";
-    case dtype::int64: return "I64";
-  }
-  return "?";
+  const dtype_row* r = find_row(type);
+  return r != nullptr ? r->safetensors_code : "?";
 }
 
 // JSON numbers that are whole and non-negative, which is what shapes and offsets must be.

@@ -62,6 +62,7 @@ enum class defect {
   in_place_overwrite,
   large_call_float32_angles,
   large_call_partial_rotary,
+  large_call_query_at_last_position,
   position_stream_stride_ignored,
   key_heads_from_query,
   cache_position_unchecked,
@@ -331,6 +332,10 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
     d = large_call ? defect::float32_angles : defect::none;
   if (d == defect::large_call_partial_rotary)  // the large path's pass-through; the small path is exact
     d = large_call && call.rotary_dim < call.head_dim ? defect::pass_through_zeroed : defect::none;
+  // The large path's Q rotated at the last token's position (a decode kernel's one-position
+  // assumption on a prefill batch); K and the small path are exact.
+  const bool query_at_last = d == defect::large_call_query_at_last_position && large_call;
+  if (d == defect::large_call_query_at_last_position) d = defect::none;
   if (d == defect::double_rounded_store) return apply_double_rounded(call, angles);
   const std::int64_t pairs = angles.pairs();
   const auto element = static_cast<std::int64_t>(size_of(call.storage));
@@ -355,7 +360,7 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
     if (d == defect::key_heads_from_query && t == &call.k && call.q.heads > 0)
       heads = std::min(t->heads, call.q.heads);
     for (std::int64_t token = 0; t->heads > 0 && token < call.tokens; ++token) {
-      cos_sin_row(d, call, angles, token, row);
+      cos_sin_row(d, call, angles, query_at_last && t == &call.q ? call.tokens - 1 : token, row);
       for (std::int64_t h = 0; h < heads; ++h) {
         const std::int64_t in_head = d == defect::head_stride_ignored ? h * call.head_dim
                                                                       : h * t->input_head_stride;
@@ -415,8 +420,8 @@ fast::status apply_mutant(const void* context, const fast::rope_call& call,
 constexpr std::array<dtype, 3> all_dtypes{dtype::float32, dtype::float16, dtype::bfloat16};
 constexpr std::array<dtype, 2> float32_bfloat16{dtype::float32, dtype::bfloat16};
 constexpr std::array<dtype, 1> float32_only{dtype::float32};
-constexpr std::array<dtype, 2> sixteen_bit{dtype::float16, dtype::bfloat16};
-constexpr std::array<dtype, 2> eight_bit{dtype::float8_e4m3fn, dtype::float8_e5m2};
+constexpr const auto& sixteen_bit = storage_dtypes_of_width<2>;  // numeric/dtype.h's catalog
+constexpr const auto& eight_bit = storage_dtypes_of_width<1>;
 constexpr std::array<pairing, 2> both_pairings{pairing::half_split, pairing::adjacent};
 
 constexpr auto on_the_fly = fast::angle_strategy::on_the_fly;
@@ -463,6 +468,7 @@ ROPECHECK_CONTEXT(pass_through_zeroed, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(in_place_overwrite, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(large_call_float32_angles, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(large_call_partial_rotary, on_the_fly, float32_bfloat16)
+ROPECHECK_CONTEXT(large_call_query_at_last_position, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(position_stream_stride_ignored, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(key_heads_from_query, on_the_fly, float32_bfloat16)
 ROPECHECK_CONTEXT(cache_position_unchecked, cache, float32_bfloat16)
@@ -526,7 +532,7 @@ const std::vector<mutant>& registry() {
                  small_range_sincos_context),
        "fast GPU sin/cos intrinsics (__sinf/__cosf) without full range reduction at large angles",
        {"within_bound_of_reference"},
-       "unexplained"},
+       "trig_range_reduction"},
       {kernel_of("pairing_swapped", "half-split pairs where adjacent is configured, and the reverse",
                  pairing_swapped_context),
        "GPT-J/Meta interleaved vs NeoX rotate_half mix-up when porting weights (e.g. llama.cpp NORM vs NEOX)",
@@ -714,6 +720,14 @@ const std::vector<mutant>& registry() {
                  large_call_partial_rotary_context),
        "the partial-rotary branch of a kernel path selected by call size (vLLM's fused QK-norm-RoPE "
        "multi-token-head kernel, from 10 240 token-heads) returning garbage in the dims it should copy",
+       {"call_size_invariant"},
+       ""},
+      {kernel_of("large_call_query_at_last_position",
+                 "calls of >= 10 240 token-heads (Q and K) rotate every Q token at the last token's position",
+                 large_call_query_at_last_position_context),
+       "a kernel path selected by call size that rotates the query at one position, the last "
+       "token's, as a decode step would: right for one token or a small batch, wrong for a prefill "
+       "batch past the threshold",
        {"call_size_invariant"},
        ""},
       {kernel_of("position_stream_stride_ignored",

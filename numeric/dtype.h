@@ -3,54 +3,147 @@
 // PyTorch's for the 8-bit floats (torch.float8_e4m3fn, torch.float8_e5m2; numpy has none).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace ropecheck {
 
 enum class dtype { float64, float32, float16, bfloat16, int32, int64, float8_e4m3fn, float8_e5m2 };
 
+// The dtype catalog: the one list of dtypes that the kernel registry, the properties, the
+// benchmarks, the ABI, the CLI's and Python's options and the tests iterate. Adding a dtype
+// is a row here (and its format_of case below); numeric/dtype_lists_test.cpp fails on any
+// source file that retypes the storage list instead of iterating it.
+struct dtype_row {
+  dtype type;
+  std::string_view name;
+  std::size_t bytes;
+  // What RoPE kernels read and write (q, k and their outputs): the dtypes the kernels, the
+  // gate's properties, the audit's --dtype and the benchmarks cover. Math is float32 or wider.
+  bool storage;
+  // Has no numpy dtype, so a .npy or array holds its raw bits (uint16 for bfloat16, uint8 for
+  // the 8-bit floats) and is read as it only when named (--dtype, Python's dtype=).
+  bool raw_bits;
+  // The .npy header's 'descr' written for it (numpy's array-interface typestr, little-endian;
+  // raw-bit dtypes as the unsigned integer of their width).
+  std::string_view npy_descr;
+  // Its safetensors dtype code (huggingface/safetensors, safetensors/src/tensor.rs Dtype).
+  std::string_view safetensors_code;
+};
+
+inline constexpr dtype_row dtype_catalog[] = {
+    {dtype::float64, "float64", 8, false, false, "<f8", "F64"},
+    {dtype::float32, "float32", 4, true, false, "<f4", "F32"},
+    {dtype::float16, "float16", 2, true, false, "<f2", "F16"},
+    {dtype::bfloat16, "bfloat16", 2, true, true, "<u2", "BF16"},
+    {dtype::int32, "int32", 4, false, false, "<i4", "I32"},
+    {dtype::int64, "int64", 8, false, false, "<i8", "I64"},
+    {dtype::float8_e4m3fn, "float8_e4m3fn", 1, true, true, "|u1", "F8_E4M3"},
+    {dtype::float8_e5m2, "float8_e5m2", 1, true, true, "|u1", "F8_E5M2"},
+};
+
+// The rows are in the enum's order, so that a dtype's row is an index (kernels' scalar loops
+// ask size_of and is_float8 per element).
+constexpr bool catalog_in_enum_order() {
+  for (std::size_t i = 0; i < std::size(dtype_catalog); ++i)
+    if (static_cast<std::size_t>(dtype_catalog[i].type) != i) return false;
+  return true;
+}
+static_assert(catalog_in_enum_order(), "dtype_catalog: one row per dtype, in the enum's order");
+
+// nullptr for a value outside the enum (a cast from a bad integer).
+constexpr const dtype_row* find_row(dtype t) {
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(dtype_catalog) ? &dtype_catalog[i] : nullptr;
+}
+
 constexpr std::string_view to_string(dtype t) {
-  switch (t) {
-    case dtype::float64: return "float64";
-    case dtype::float32: return "float32";
-    case dtype::float16: return "float16";
-    case dtype::bfloat16: return "bfloat16";
-    case dtype::int32: return "int32";
-    case dtype::int64: return "int64";
-    case dtype::float8_e4m3fn: return "float8_e4m3fn";
-    case dtype::float8_e5m2: return "float8_e5m2";
-  }
-  return "?";
+  const dtype_row* r = find_row(t);
+  return r != nullptr ? r->name : "?";
 }
 
 constexpr std::optional<dtype> parse_dtype(std::string_view name) {
-  for (dtype t : {dtype::float64, dtype::float32, dtype::float16, dtype::bfloat16, dtype::int32,
-                  dtype::int64, dtype::float8_e4m3fn, dtype::float8_e5m2}) {
-    if (name == to_string(t)) return t;
-  }
+  for (const dtype_row& r : dtype_catalog)
+    if (name == r.name) return r.type;
   return std::nullopt;
 }
 
 constexpr std::size_t size_of(dtype t) {
-  switch (t) {
-    case dtype::float64: case dtype::int64: return 8;
-    case dtype::float32: case dtype::int32: return 4;
-    case dtype::float16: case dtype::bfloat16: return 2;
-    case dtype::float8_e4m3fn: case dtype::float8_e5m2: return 1;
+  const dtype_row* r = find_row(t);
+  return r != nullptr ? r->bytes : 0;
+}
+
+// The catalog's dtypes whose row satisfies `keep`, in catalog order, as a constexpr std::array.
+template <auto keep>
+constexpr auto dtypes_where() {
+  constexpr std::size_t n = [] {
+    std::size_t k = 0;
+    for (const dtype_row& r : dtype_catalog) k += keep(r) ? 1 : 0;
+    return k;
+  }();
+  std::array<dtype, n> out{};
+  std::size_t i = 0;
+  for (const dtype_row& r : dtype_catalog)
+    if (keep(r)) out[i++] = r.type;
+  return out;
+}
+
+// The storage dtypes in catalog order (float32, float16, bfloat16, float8_e4m3fn, float8_e5m2).
+inline constexpr auto storage_dtypes = dtypes_where<[](const dtype_row& r) { return r.storage; }>();
+// The dtypes read from raw bits only when named (bfloat16, float8_e4m3fn, float8_e5m2).
+inline constexpr auto raw_bits_dtypes = dtypes_where<[](const dtype_row& r) { return r.raw_bits; }>();
+// The storage dtypes `bytes` wide: 2, the 16-bit floats; 1, the 8-bit floats.
+template <std::size_t bytes>
+inline constexpr auto storage_dtypes_of_width =
+    dtypes_where<[](const dtype_row& r) { return r.storage && r.bytes == bytes; }>();
+
+constexpr bool is_storage(dtype t) {
+  const dtype_row* r = find_row(t);
+  return r != nullptr && r->storage;
+}
+
+// The names of a list of dtypes, in its order, at compile time.
+template <std::size_t n>
+constexpr std::array<std::string_view, n> names_of(const std::array<dtype, n>& types) {
+  std::array<std::string_view, n> out{};
+  for (std::size_t i = 0; i < n; ++i) out[i] = to_string(types[i]);
+  return out;
+}
+
+// The names of a list of dtypes: the choices of a command-line or Python option.
+template <class Dtypes>
+std::vector<std::string> dtype_names(const Dtypes& types) {
+  std::vector<std::string> out;
+  for (dtype t : types) out.emplace_back(to_string(t));
+  return out;
+}
+
+// "a, b or c" (or "a|b|c"): a list of dtypes as a help text or a message names it.
+template <class Dtypes>
+std::string dtype_list_text(const Dtypes& types, std::string_view separator = ", ",
+                            std::string_view last_separator = " or ") {
+  std::string out;
+  std::size_t i = 0;
+  for (dtype t : types) {
+    if (i > 0) out += i + 1 == std::size(types) ? last_separator : separator;
+    out += to_string(t);
+    ++i;
   }
-  return 0;
+  return out;
 }
 
 constexpr bool is_floating(dtype t) { return t != dtype::int32 && t != dtype::int64; }
 
 // The 8-bit floats (OCP "OFP8 Formats for Deep Learning" v1.0, 2023; Micikevicius et al.,
 // "FP8 Formats for Deep Learning", arXiv:2209.05433).
-constexpr bool is_float8(dtype t) { return t == dtype::float8_e4m3fn || t == dtype::float8_e5m2; }
+constexpr bool is_float8(dtype t) { return is_floating(t) && size_of(t) == 1; }
 
 // An IEEE-style binary format: the one place each floating dtype's precision and exponent
 // range are written (the ULP metric, the 16- and 8-bit codecs and the bounds all read them

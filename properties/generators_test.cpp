@@ -101,8 +101,7 @@ TEST_P(at_size, positions_reach_zero_powers_of_two_the_limit_and_quarter_turns) 
 }
 
 TEST_P(at_size, values_span_the_format_with_subnormals_specials_and_cancellation) {
-  for (dtype storage : {dtype::float32, dtype::float16, dtype::bfloat16, dtype::float8_e4m3fn,
-                        dtype::float8_e5m2}) {
+  for (dtype storage : storage_dtypes) {
     const value_range range = gen::full_range(storage);
     const rope_shape s{64, 64, 1e4, pairing::adjacent};
     const std::vector<std::int64_t> positions{0, 1, 4097, 1 << 20};

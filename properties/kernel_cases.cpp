@@ -323,7 +323,7 @@ std::string describe_case(const kernel_case& c) {
 
 void first_violation::raise(observation& seen) {
   if (message_.empty()) return;
-  seen.failures[message_] = failed_case{where_, inputs_};
+  seen.failures[message_] = failed_case{where_, inputs_, data_};
   RC_FAIL(message_);
 }
 

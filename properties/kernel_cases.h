@@ -219,8 +219,12 @@ class first_violation {
     where_ = std::move(where);
   }
   void raise(observation& seen);  // RC_FAILs if a violation was noted
+  bool noted() const { return !message_.empty(); }
+  // The case as a call to run again (judged_case.h), kept with the failure raise() records.
+  void attach(std::shared_ptr<const judged_case> data) { data_ = std::move(data); }
 
  private:
+  std::shared_ptr<const judged_case> data_;
   std::string message_;
   std::string inputs_;
   case_location where_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "numeric/pair_error.h"
+#include "properties/call_size_meter.h"
 #include "properties/kernel_property_catalog.h"
 #include "properties/property_runner.h"
 
@@ -34,12 +35,8 @@ const std::vector<std::string_view>& names() {
   return all;
 }
 
-// The dtypes the properties have bounds for (fast/rope_call.h: math is float32).
-constexpr dtype checked_dtypes[] = {dtype::float32, dtype::float16, dtype::bfloat16,
-                                    dtype::float8_e4m3fn, dtype::float8_e5m2};
-bool checkable(dtype t) {
-  return std::find(std::begin(checked_dtypes), std::end(checked_dtypes), t) != std::end(checked_dtypes);
-}
+// The properties have bounds for every storage dtype (fast/rope_call.h: math is float32).
+bool checkable(dtype t) { return is_storage(t); }
 
 bool has_other_strategy(const fast::kernel_info& kernel, dtype storage) {
   for (const fast::kernel_info& k : fast::kernel_registry()) {
@@ -123,7 +120,7 @@ std::string labelled_counterexample(const std::string& rapidcheck, const failed_
 
 }  // namespace
 
-property_result check_kernel_property(const fast::kernel_info& kernel, std::string_view property,
+property_result check_kernel_property(const fast::kernel_info& kernel_in, std::string_view property,
                                       dtype storage, profile p, std::uint64_t seed,
                                       std::string_view replay_command, int deep_runs,
                                       const check_options& options) {
@@ -134,10 +131,10 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     throw std::invalid_argument("unknown kernel property '" + std::string(property) + "'");
 
   const std::string id =
-      std::string(kernel.name) + "/" + std::string(property) + "/" + std::string(to_string(storage));
+      std::string(kernel_in.name) + "/" + std::string(property) + "/" + std::string(to_string(storage));
   run_settings settings = settings_from_rc_params(
       p, seed,
-      replay_command.empty() ? default_replay_command(kernel, property, storage)
+      replay_command.empty() ? default_replay_command(kernel_in, property, storage)
                              : std::string(replay_command));
   settings.deep_cases = deep_share(definition->deep_cases, deep_runs);
   if (options.contract != nullptr) settings.contract = options.contract;
@@ -146,7 +143,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   run_domain.max_position = fast::kernel_domain{.max_position = options.max_position}
                                 .intersect(options.domain)
                                 .max_position;
-  settings.domain = kernel.domain.intersect(run_domain);
+  settings.domain = kernel_in.domain.intersect(run_domain);
   settings.max_position = settings.domain.max_position;
   settings.shard_index = options.shard_index;
   settings.shard_count = options.shard_count;
@@ -164,11 +161,11 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     skipped.detail = "skipped: no bound for dtype " + skipped.dtype;
     return skipped;
   }
-  if (!kernel.supports(storage)) {
+  if (!kernel_in.supports(storage)) {
     skipped.detail = "skipped: the kernel does not support dtype " + skipped.dtype;
     return skipped;
   }
-  if (definition->applies_to != nullptr && !definition->applies_to(kernel)) {
+  if (definition->applies_to != nullptr && !definition->applies_to(kernel_in)) {
     skipped.detail = "skipped: " + std::string(definition->skipped_because);
     return skipped;
   }
@@ -176,7 +173,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     skipped.detail = "skipped: " + std::string(need.missing);
     return skipped;
   }
-  if (property == "strategies_agree" && !has_other_strategy(kernel, storage)) {
+  if (property == "strategies_agree" && !has_other_strategy(kernel_in, storage)) {
     skipped.detail = "skipped: no registered kernel of the other angle strategy";
     return skipped;
   }
@@ -191,6 +188,9 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     return skipped;
   }
   if (options.starting) options.starting(skipped.name + "/" + skipped.dtype);
+  // Every call below goes through the meter (the report's largest_call_token_heads).
+  const call_size_meter meter(kernel_in);
+  const fast::kernel_info& kernel = meter.kernel();
 
   // First every case of the budget, a failing case counted instead of stopping the run, so
   // that worst/bound is the worst over the same cases whether or not the property holds (what
@@ -200,13 +200,17 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   std::int64_t failed_cases = 0;
   failed_case first_failure;
   std::string first_message;
+  std::int64_t measured = 0;  // cases run so far, this one included
   auto measure = [&] {
+    ++measured;
     seen.case_worst = -1;
+    seen.case_pair = seen.case_head_dim = -1;
     try {
       definition->run_case(kernel, storage, settings, seen);
     } catch (const rc::detail::CaseResult& r) {
       if (r.type != rc::detail::CaseResult::Type::Failure) throw;
       if (failed_cases++ == 0) {
+        if (options.first_failure) options.first_failure(skipped.name + "/" + skipped.dtype, measured);
         first_message = case_message(r.description);
         const auto it = seen.failures.find(first_message);
         if (it != seen.failures.end()) first_failure = it->second;
@@ -214,6 +218,10 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
     }
     if (seen.case_worst >= 0 && seen.points.size() < max_plot_points)
       seen.points.emplace_back(seen.case_position, seen.case_worst);
+    if (seen.case_worst >= 0 && seen.case_pair >= 0 && seen.pair_points.size() < max_plot_points) {
+      seen.pair_points.emplace_back(seen.case_pair, seen.case_worst);
+      seen.head_dim_points.emplace_back(seen.case_head_dim, seen.case_worst);
+    }
     if (seen.failures.size() > 256) seen.failures.clear();
   };
   auto shrink = [&kernel, storage, &settings, definition](observation& into) {
@@ -249,6 +257,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
         result.counterexample = "first failure (not reproduced while shrinking)\n\n" +
                                 first_failure.inputs + "\n\n" + first_message;
         result.counterexample_location = first_failure.location;
+        result.counterexample_data = first_failure.data;
       }
     }
   }
@@ -260,6 +269,7 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
       if (it == o->failures.end()) continue;
       result.counterexample = labelled_counterexample(result.counterexample, it->second, result.message);
       result.counterexample_location = it->second.location;
+      result.counterexample_data = it->second.data;
       break;
     }
     result.counterexample = "Property: " + std::string(definition->statement) + "\n" + result.counterexample;
@@ -267,6 +277,10 @@ property_result check_kernel_property(const fast::kernel_info& kernel, std::stri
   result.worst_over_bound = definition->measures_error ? seen.worst_over_bound : 0.0;
   if (definition->measures_error) result.worst = seen.worst_location;
   result.points = std::move(seen.points);
+  result.pair_points = std::move(seen.pair_points);
+  result.head_dim_points = std::move(seen.head_dim_points);
+  result.largest_call_token_heads = meter.largest_token_heads();
+  if (definition->measures_error) result.worst_data = seen.worst_data;
   result.detail = describe(*definition, storage, seen);
   if (!settings.contract->is_exact() && definition->measures_error)
     result.detail += (result.detail.empty() ? "" : "; ") + std::string("bounds widened by contract ") +
@@ -284,7 +298,7 @@ kernel_result check_kernel(const fast::kernel_info& kernel, profile p, std::uint
   result.kernel = std::string(kernel.name);
   // Every dtype the properties have a bound for, so that one the kernel lacks shows as skipped.
   std::vector<dtype> dtypes(kernel.dtypes.begin(), kernel.dtypes.end());
-  for (dtype t : checked_dtypes)
+  for (dtype t : storage_dtypes)
     if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) dtypes.push_back(t);
   for (const auto& definition : catalog()) {
     for (dtype storage : dtypes) {

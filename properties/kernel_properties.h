@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include "bounds/accuracy_contracts.h"
 #include "fast/kernels.h"
 #include "numeric/dtype.h"
+#include "properties/judged_case.h"
 #include "reports/gate_report.h"
 
 namespace ropecheck::properties {
@@ -64,6 +66,16 @@ struct property_result {
   // Per case: (position, worst error/bound of the case), for the error-versus-position plot;
   // at most max_plot_points (the deep profile keeps the first ones).
   std::vector<std::pair<std::int64_t, double>> points;
+  // The same per case against the pair index j and the head_dim of the case's worst output
+  // (the per-pair properties only), for the plots against j and head_dim.
+  std::vector<std::pair<std::int64_t, double>> pair_points;
+  std::vector<std::pair<std::int64_t, double>> head_dim_points;
+  // The largest call the property sent the kernel, in token-heads (tokens × (Q heads + K heads)).
+  std::int64_t largest_call_token_heads = 0;
+  // The worst case and the shrunk counterexample as calls that can be run again (judged_case.h);
+  // null where the property does not judge outputs against a reference (or none failed).
+  std::shared_ptr<const judged_case> worst_data;
+  std::shared_ptr<const judged_case> counterexample_data;
 };
 
 // The report's limit (`report merge` cuts the shards' joined points at the same count).
@@ -90,6 +102,9 @@ struct check_options {
   std::function<std::string()> stopped;
   // Told "<property>/<dtype>" as each property starts running.
   std::function<void(std::string_view)> starting;
+  // Told "<property>/<dtype>" and the case's index when a property's first case fails (the
+  // failure's discovery: the rest of its budget, the shrinking and the report follow).
+  std::function<void(std::string_view, std::int64_t)> first_failure;
   // gate --baseline: "<kernel>/<property>/<dtype>" → the worst/bound past which the ratchet calls
   // it regressed. A failing property past it is shrunk to a case past it (property_runner.h
   // failing_above), so that its counterexample shows the new error, not the baseline's.

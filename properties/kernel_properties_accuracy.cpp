@@ -31,10 +31,7 @@ constexpr std::int64_t int32_position_limit = (std::int64_t{1} << 31) - 1;
 // nothing; such pairs are still held to the derived bound.
 constexpr double meaningful_norm = 0x1p-100;
 
-double error_of(double computed, double exact) {
-  const double e = std::fabs(computed - exact);
-  return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
-}
+double error_of(double computed, double exact) { return output_error(computed, exact); }
 
 // A rotated pair of the case's Q tensor: token t at position m, head h, pair j at coordinates
 // (a, b), and the input pair x_a, x_b.
@@ -80,6 +77,41 @@ std::vector<double> row_of(const element_buffer& b, const tensor_buffers& t, std
   return r;
 }
 
+// A case and its judged outputs as a call to run again (judged_case.h).
+judged_case judged_case_of(const kernel_case& c, std::string property, std::string bound_source,
+                           std::vector<judged_output> outputs) {
+  judged_case j;
+  j.property = std::move(property);
+  j.storage = c.storage;
+  j.pair = c.shape.pair;
+  j.head_dim = c.shape.head_dim;
+  j.rotary_dim = c.shape.rotary_dim;
+  j.base = c.shape.base;
+  j.scaling = describe(c.spec.scaling);
+  j.theta = c.theta();
+  j.attention_factor = c.frequencies.attention_factor;
+  j.positions = c.positions;
+  j.q_heads = c.q_heads;
+  j.k_heads = c.k_heads;
+  j.q = c.q.values;
+  j.k = c.k.values;
+  j.bound_source = std::move(bound_source);
+  j.outputs = std::move(outputs);
+  return j;
+}
+
+// A case's judged outputs handed out (observation::worst_data, the failure's data) when the case
+// holds the property's worst ratio (it rose above `worst_before`) or failed.
+void keep_judged(const kernel_case& c, std::string property, std::string bound_source,
+                 std::vector<judged_output> judged, double worst_before, observation& seen,
+                 first_violation& violation) {
+  if (!(seen.worst_over_bound > worst_before) && !violation.noted()) return;
+  auto data = std::make_shared<const judged_case>(
+      judged_case_of(c, std::move(property), std::move(bound_source), std::move(judged)));
+  if (seen.worst_over_bound > worst_before) seen.worst_data = data;
+  violation.attach(std::move(data));
+}
+
 // --------------------------------------------------------------------------------------------
 // within_bound_of_reference: every rotated output of Q and of K — rotated together in one call,
 // with head counts that may differ (grouped-query attention) — within output_bound (+ the
@@ -104,6 +136,11 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
   const bool plain = scale.factor == 1;
   std::vector<double> exact(static_cast<std::size_t>(c.shape.head_dim));
   first_violation violation;
+  // Every judged output, kept so that the case can be handed out as a call to run again
+  // (judged_case.h) when it holds the property's worst ratio or fails.
+  std::vector<judged_output> judged;
+  judged.reserve(static_cast<std::size_t>(c.tokens() * (c.q_heads + c.k_heads) * c.shape.rotary_dim));
+  const double worst_before = seen.worst_over_bound;
   for (const auto& [tensor, name] : {std::pair{&q, "Q"}, std::pair{&k, "K"}}) {
     for (std::int64_t t = 0; t < c.tokens(); ++t) {
       const std::int64_t m = c.positions[static_cast<std::size_t>(t)];
@@ -130,7 +167,8 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
                      show_number(r) + " error=" + std::to_string(units) + "·2^-24·A·‖pair‖";
             };
             auto location = [&] { return locate(c, t, j, units, where()); };
-            seen.record(error / bound, m, location);
+            seen.record(error / bound, m, j, c.shape.head_dim, location);
+            judged.push_back({tensor == &k, t, h, i, j, -1, e, bound, y});
             if (r >= meaningful_norm) {
               if (tensor == &k) seen.worst_key_over_bound = std::max(seen.worst_key_over_bound, error / bound);
               if (c.scaled())
@@ -158,6 +196,10 @@ void within_bound_of_reference(const fast::kernel_info& kernel, dtype storage,
       }
     }
   }
+  keep_judged(c, "within_bound_of_reference",
+              "bounds::output_bound + bounds::oracle_output_bound + the contract's extra (contract " +
+                  contract.name + ")",
+              std::move(judged), worst_before, seen, violation);
   violation.raise(seen);
 }
 
@@ -173,6 +215,9 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
   apply_or_fail(kernel, make_call(c, fast::direction::forward, c.positions, &q, nullptr), angles);
   const bounds::attention_scale scale = c.scale();
   first_violation violation;
+  std::vector<judged_output> judged;  // every pair's norm, for keep_judged
+  judged.reserve(static_cast<std::size_t>(c.tokens() * c.q_heads * c.pairs()));
+  const double worst_before = seen.worst_over_bound;
   for_each_pair(c, q, [&](const pair_site& p) {
     const double r = std::hypot(p.xa, p.xb);
     const double ya = q.output.get(element_index(q, p.t, p.h, p.a));
@@ -182,10 +227,11 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
     const double bound = bounds::pair_bound(storage, r, p.m, p.theta, ya, yb, scale) +
                          bounds::contract_pair_extra(*settings.contract, storage, r, p.m, p.theta,
                                                      p.j, scale.factor);
+    judged.push_back({false, p.t, p.h, p.a, p.j, p.b, scale.factor * r, bound, norm});
     auto where = [&] { return describe_location(c, p.t, p.h, p.j) + " ‖pair‖=" + show_number(r); };
     const double units = r > 0 ? error / (bounds::float32_unit_roundoff * scale.factor * r) : -1;
     auto location = [&] { return locate(c, p.t, p.j, units, where()); };
-    seen.record(error / bound, p.m, location);
+    seen.record(error / bound, p.m, p.j, c.shape.head_dim, location);
     if (c.scaled() && r >= meaningful_norm)
       seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
     if (!(error <= bound))
@@ -194,6 +240,9 @@ void norm_preserved(const fast::kernel_info& kernel, dtype storage, const run_se
                                error, bound, scale.factor * r);
       });
   });
+  keep_judged(c, "norm_preserved",
+              "bounds::pair_bound + the contract's pair extra (contract " + settings.contract->name + ")",
+              std::move(judged), worst_before, seen, violation);
   violation.raise(seen);
 }
 
@@ -407,7 +456,7 @@ void inverse_round_trip(const fast::kernel_info& kernel, dtype storage,
       auto where = [&] { return describe_location(c, p.t, p.h, p.j); };
       const double units = gain * r > 0 ? error / (bounds::float32_unit_roundoff * gain * r) : -1;
       auto location = [&] { return locate(c, p.t, p.j, units, where()); };
-      seen.record(error / bound, p.m, location);
+      seen.record(error / bound, p.m, p.j, c.shape.head_dim, location);
       if (c.scaled() && r >= meaningful_norm)
         seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
       if (!(error <= bound)) {
@@ -550,7 +599,7 @@ void rounded_once_within_half_ulp(const fast::kernel_info& kernel, dtype storage
                      " ulp";
             };
             auto location = [&] { return locate(c, t, j, units, where()); };
-            seen.record(error / bound, m, location);
+            seen.record(error / bound, m, j, c.shape.head_dim, location);
             if (c.scaled() && r >= meaningful_norm)
               seen.worst_scaled_over_bound = std::max(seen.worst_scaled_over_bound, error / bound);
             if (!(error <= bound)) {
@@ -641,7 +690,7 @@ void output_scale_within_bound(const fast::kernel_info& kernel, dtype storage,
                      show_number(sigma) + " ‖pair‖=" + show_number(r);
             };
             auto location = [&] { return locate(c, t, j, units, where()); };
-            seen.record(error / bound, m, location);
+            seen.record(error / bound, m, j, c.shape.head_dim, location);
             if (!(error <= bound)) {
               violation.note(c, location(), [&] {
                 return failure_message("output_scale_within_bound", where(),

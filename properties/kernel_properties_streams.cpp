@@ -1,8 +1,9 @@
 // The kernel properties of position streams (M-RoPE and 2-D vision RoPE). A
 // case is a generated 1-D case (kernel_cases.h) given a stream layout its shape allows — M-RoPE
-// with random sections, contiguous or interleaved, or one of the three vision rules — and a
-// position per stream per token; some tokens are text tokens (equal streams), as M-RoPE gives
-// them. The kernels get per-pair θ_{f(j)} and the per-pair stream map (spec/stream_layout.h).
+// with random sections, contiguous, interleaved or ggml's four-stream interleaved, or one of the
+// three vision rules — and a position per stream per token; some tokens are text tokens (equal
+// streams), as M-RoPE gives them. The kernels get per-pair θ_{f(j)} and the per-pair stream map
+// (spec/stream_layout.h).
 //   streams_equal_one_d            equal streams give the 1-D call's bits (M-RoPE's θ are 1-D's);
 //   streams_within_bound_of_reference every output within the derived bound of the double tier
 //                                  rotating each pair at its own stream's position;
@@ -45,7 +46,9 @@ struct stream_case {
 // A layout the shape allows: M-RoPE needs 3 pairs, vision an even count of pairs.
 stream_layout pick_layout(int pairs) {
   std::vector<stream_rule> allowed;
-  if (pairs >= 3) allowed.insert(allowed.end(), {stream_rule::mrope_sections, stream_rule::mrope_interleaved});
+  if (pairs >= 3)
+    allowed.insert(allowed.end(),
+                   {stream_rule::mrope_sections, stream_rule::mrope_interleaved, stream_rule::mrope_interleaved_4});
   if (pairs % 2 == 0)
     allowed.insert(allowed.end(), {stream_rule::vision_rows_first, stream_rule::vision_columns_first,
                                    stream_rule::vision_alternating});

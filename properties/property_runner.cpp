@@ -385,7 +385,8 @@ std::function<void()> failing_above(std::string property, double limit, observat
             << one.worst_over_bound << " > " << limit << " at " << one.worst_location.text;
     if (!first.empty()) message << "; first violation in the case: " << first;
     const auto inputs = one.failures.find(first);
-    failed_case f{one.worst_location, inputs == one.failures.end() ? std::string() : inputs->second.inputs};
+    failed_case f{one.worst_location, inputs == one.failures.end() ? std::string() : inputs->second.inputs,
+                  one.worst_data};
     into.failures[message.str()] = std::move(f);
     RC_FAIL(message.str());
   };

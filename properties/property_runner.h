@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,7 @@ namespace ropecheck::properties {
 struct failed_case {
   case_location location;
   std::string inputs;  // labelled, runs of equal values summarised (kernel_cases.h describe_case)
+  std::shared_ptr<const judged_case> data;  // the case as a call to run again, if the property keeps one
 };
 
 // The worst observed error/bound ratio of a property and what produced it. The property body
@@ -42,14 +44,19 @@ struct observation {
   double worst_key_over_bound = 0;
   double worst_scaled_over_bound = 0;
   case_location worst_location;  // where worst_over_bound occurred
+  std::shared_ptr<const judged_case> worst_data;  // the case of worst_over_bound, if kept (judged_case.h)
   // The worst ratio of the case being run and its position (one point of the error-versus-
   // position plot per case; property_runner.cpp collects them).
   double case_worst = -1;  // −1: nothing recorded yet in this case
   std::int64_t case_position = 0;
+  int case_pair = -1;      // j and head_dim of the case's worst (−1: not a per-pair measure)
+  int case_head_dim = -1;
   // Failures by message, so that the shrunk counterexample's message finds its location and
   // labelled inputs (kept for the last few hundred distinct messages).
   std::unordered_map<std::string, failed_case> failures;
   std::vector<std::pair<std::int64_t, double>> points;  // (position, case_worst) per case
+  std::vector<std::pair<std::int64_t, double>> pair_points;      // (j, case_worst) per case
+  std::vector<std::pair<std::int64_t, double>> head_dim_points;  // (head_dim, case_worst) per case
   // `locate` is only called for a new worst (describing a location costs more than checking
   // it); it returns a case_location whose `text` is the one-line description.
   // Reference properties: a ratio and a description only.
@@ -72,6 +79,15 @@ struct observation {
       worst_location = locate();
       worst_case = worst_location.text;
     }
+  }
+  // A per-pair measure: also where in the head (pair j of a head of head_dim) for the plots.
+  template <class Locate>
+  void record(double ratio, std::int64_t position, int pair, int head_dim, Locate&& locate) {
+    if (ratio > case_worst) {
+      case_pair = pair;
+      case_head_dim = head_dim;
+    }
+    record(ratio, position, std::forward<Locate>(locate));
   }
 };
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cli/flag_values.h"
+#include "core/flag_values.h"
 #include "io/io_error.h"
 
 namespace py = pybind11;
@@ -22,7 +22,7 @@ std::string type_note(py::handle value) {
 namespace {
 
 // "\"a\", \"b\" or \"c\"".
-std::string alternatives(std::initializer_list<std::string_view> choices) {
+std::string alternatives(std::span<const std::string_view> choices) {
   std::string out;
   std::size_t i = 0;
   for (const std::string_view c : choices) {
@@ -87,6 +87,15 @@ std::string label_argument(py::handle value, std::string_view name) {
 
 std::string choice_argument(py::handle value, std::string_view name,
                             std::initializer_list<std::string_view> choices) {
+  return choice_argument(value, name, std::span<const std::string_view>(choices.begin(), choices.size()));
+}
+
+std::vector<std::string> choices_argument(py::handle value, std::string_view name,
+                                          std::initializer_list<std::string_view> choices) {
+  return choices_argument(value, name, std::span<const std::string_view>(choices.begin(), choices.size()));
+}
+
+std::string choice_argument(py::handle value, std::string_view name, std::span<const std::string_view> choices) {
   std::string text = text_argument(value, name);
   for (const std::string_view c : choices)
     if (text == c) return text;
@@ -94,7 +103,7 @@ std::string choice_argument(py::handle value, std::string_view name,
 }
 
 std::vector<std::string> choices_argument(py::handle value, std::string_view name,
-                                          std::initializer_list<std::string_view> choices) {
+                                          std::span<const std::string_view> choices) {
   if (PyUnicode_Check(value.ptr())) return {choice_argument(value, name, choices)};
   if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value))
     throw bad_input(name, "is not a str or a list of them", shown(value), type_note(value));
@@ -119,7 +128,7 @@ bool bool_argument(py::handle value, std::string_view name) {
 std::uint64_t uint64_argument(py::handle value, std::string_view name) {
   if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
     // 1.5, 1e3: refused with the CLI's line for the same text; a str is refused as one.
-    if (!PyUnicode_Check(value.ptr()) && !PyBool_Check(value.ptr())) cli::parse_uint64_flag(name, shown(value));
+    if (!PyUnicode_Check(value.ptr()) && !PyBool_Check(value.ptr())) core::parse_uint64_flag(name, shown(value));
     throw bad_input(name, "is not an int", shown(value), type_note(value));
   }
   const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
@@ -130,7 +139,7 @@ std::uint64_t uint64_argument(py::handle value, std::string_view name) {
   const unsigned long long n = PyLong_AsUnsignedLongLong(index.ptr());
   if (n == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
     PyErr_Clear();  // negative or past 2^64 - 1: refused as the CLI refuses its text
-    cli::parse_uint64_flag(name, shown(index));
+    core::parse_uint64_flag(name, shown(index));
     throw bad_input(name, "is not an int in 0 ... 18446744073709551615", shown(index));
   }
   return n;
@@ -158,11 +167,11 @@ double number_argument(py::handle value, std::string_view name) {
 
 std::optional<double> tolerance_argument(py::handle value, std::string_view name) {
   if (value.is_none()) return std::nullopt;
-  return cli::positive_finite_flag(name, number_argument(value, name));
+  return core::positive_finite_flag(name, number_argument(value, name));
 }
 
 float output_scale_argument(py::handle value, std::string_view name) {
-  return cli::output_scale_value(name, number_argument(value, name));
+  return core::output_scale_value(name, number_argument(value, name));
 }
 
 std::filesystem::path path_argument(py::handle value, std::string_view name) {

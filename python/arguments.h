@@ -1,5 +1,5 @@
 // arguments: the Python entry points' arguments, read as strictly as the CLI reads its flags
-// (cli/flag_values.h). Python hands over any object, so each reader checks the type as well as
+// (core/flag_values.h). Python hands over any object, so each reader checks the type as well as
 // the value; every refusal is a bad_input naming the argument and the value (Python:
 // ropecheck.FlagError, a ropecheck.InputError, a ValueError), never a pybind11 cast error, a
 // silent float() or int() conversion, or a value passed on to break a report later:
@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +30,12 @@ std::string text_argument(pybind11::handle value, std::string_view name);
 std::string label_argument(pybind11::handle value, std::string_view name);
 // One of `choices`.
 std::string choice_argument(pybind11::handle value, std::string_view name,
+                            std::span<const std::string_view> choices);
+std::string choice_argument(pybind11::handle value, std::string_view name,
                             std::initializer_list<std::string_view> choices);
 // A str (one choice) or a list or tuple of choices; refused when empty.
+std::vector<std::string> choices_argument(pybind11::handle value, std::string_view name,
+                                          std::span<const std::string_view> choices);
 std::vector<std::string> choices_argument(pybind11::handle value, std::string_view name,
                                           std::initializer_list<std::string_view> choices);
 bool bool_argument(pybind11::handle value, std::string_view name);
@@ -42,7 +47,7 @@ std::int64_t positive_int64_argument(pybind11::handle value, std::string_view na
 double number_argument(pybind11::handle value, std::string_view name);
 // None, or a finite number > 0.
 std::optional<double> tolerance_argument(pybind11::handle value, std::string_view name);
-// An fp8 output scale: a number whose float32 is finite and > 0 (cli::output_scale_value).
+// An fp8 output scale: a number whose float32 is finite and > 0 (core::output_scale_value).
 float output_scale_argument(pybind11::handle value, std::string_view name);
 // A file path (str, bytes, os.PathLike), not empty, without NUL bytes.
 std::filesystem::path path_argument(pybind11::handle value, std::string_view name);

@@ -1,8 +1,9 @@
 // _ropecheck: the compiled half of the `ropecheck` Python package (pybind11). Every figure it
 // returns comes from the same C++ the CLI runs — the 256-bit reference over a tensor
-// (cli/reference_tensor.h), the audit (audit/audit.h, through cli/audit_input.h), the gate's
-// properties and fixtures on one kernel (cli/gate_kernel.h) and the report renderers
-// (reports/). ropecheck/__init__.py is the public API; this module is its engine. The GIL is
+// (core/reference_tensor.h), the audit (audit/audit.h, through core/audit_input.h), the gate's
+// whole run with the Python kernel as its in-process kernel (core/gate_run.h: the properties,
+// fixtures, contract, baseline, shards and mutants of `ropecheck gate`) and the report
+// renderers (reports/). ropecheck/__init__.py is the public API; this module is its engine. The GIL is
 // released around every long C++ computation. Every argument is checked here (arguments.h,
 // spec_dict.h) before it reaches the core, and every refusal — the module's or the core's,
 // whatever the CLI exits 2 for — is a ropecheck.InputError (a ValueError) with the CLI's line.
@@ -23,16 +24,14 @@
 #include <vector>
 
 #include "audit/audit.h"
-#include "cli/audit_input.h"
-#include "cli/contract_spelling.h"
-#include "cli/gate.h"
-#include "cli/gate_kernel.h"
-#include "cli/reference_tensor.h"
-#include "cli/rope_inputs.h"
+#include "core/audit_input.h"
+#include "core/contract_spelling.h"
+#include "core/gate_run.h"
+#include "core/reference_tensor.h"
+#include "core/rope_inputs.h"
 #include "io/io_error.h"
 #include "io/json_file.h"
 #include "io/output_paths.h"
-#include "mutants/mutant_registry.h"
 #include "properties/kernel_properties.h"
 #include "python/arguments.h"
 #include "python/arrays.h"
@@ -68,12 +67,12 @@ std::map<std::string, std::string> labels_argument(py::handle labels) {
   return out;
 }
 
-cli::rope_input_paths input_names(const rope_spec& spec, const std::map<std::string, std::string>& labels) {
+core::rope_input_paths input_names(const rope_spec& spec, const std::map<std::string, std::string>& labels) {
   const auto label = [&labels](const std::string& key, const std::string& otherwise) {
     const auto found = labels.find(key);
     return found == labels.end() ? otherwise : found->second;
   };
-  cli::rope_input_paths names;
+  core::rope_input_paths names;
   names.spec = label("spec", spec.source);
   names.x = label("x", "x");
   names.positions = label("positions", "positions");
@@ -136,22 +135,28 @@ void raise_as(PyObject* type, const char* what) {
 
 // Properties whose contract is about memory a Python kernel never sees: the bridge
 // (python_kernel.h) hands it fresh packed arrays and writes its results itself.
-std::map<std::string, std::string> skipped_for_python() {
-  return {
+// Without serves={"position_streams": True} the bridge passes one position stream per token.
+std::map<std::string, std::string> skipped_for_python(bool streams) {
+  std::map<std::string, std::string> skipped = {
       {"in_place_equals_out_of_place",
        "a Python kernel returns new arrays; the bridge writes them in place or out of place itself"},
       {"layout_invariant",
        "the bridge gathers strided views into packed [tokens, heads, head_dim] arrays before the call"},
       {"rejects_invalid_calls",
        "the bridge refuses invalid calls before Python sees them; a Python kernel returns no status"},
-      // Position streams (M-RoPE, 2-D vision): the bridge passes one position per token.
-      {"streams_equal_one_d", "the bridge passes one position stream per token"},
-      {"streams_within_bound_of_reference", "the bridge passes one position stream per token"},
-      {"streams_norm_preserved", "the bridge passes one position stream per token"},
-      {"streams_layout_invariance", "the bridge passes one position stream per token"},
+      // Position streams (M-RoPE, 2-D vision), for a kernel that does not declare them.
+      {"streams_equal_one_d", "the kernel does not declare position streams (serves[\"position_streams\"])"},
+      {"streams_within_bound_of_reference", "the kernel does not declare position streams (serves[\"position_streams\"])"},
+      {"streams_norm_preserved", "the kernel does not declare position streams (serves[\"position_streams\"])"},
+      {"streams_layout_invariance", "the kernel does not declare position streams (serves[\"position_streams\"])"},
       // The fp8 output scale: the bridge passes none and refuses a call with one.
       {"output_scale_within_bound", "the bridge passes no fp8 output scale (calls with one are refused)"},
   };
+  if (streams)
+    for (const auto* name : {"streams_equal_one_d", "streams_within_bound_of_reference", "streams_norm_preserved",
+                             "streams_layout_invariance"})
+      skipped.erase(name);
+  return skipped;
 }
 
 // Ctrl-C while the GIL is released: Python's C-level handler only records the signal. The long
@@ -164,91 +169,9 @@ void check_signals() {
 
 struct gate_result {
   reports::gate_report report;
-  std::vector<properties::property_result> skipped;
+  std::vector<std::string> dtypes;  // the kernel's: its `skipped` are those of these dtypes
   std::vector<std::pair<std::string, std::string>> mutants_not_applicable;  // name, why
 };
-
-// gate(mutants=True): every mutant of mutants/ faces the checks the Python kernel faced (its
-// dtypes and pairings, the same skipped properties); like `ropecheck gate --mutants`, the gate
-// passes only if each is killed. A mutant is not applicable when its defect is in the frequency
-// code (a Python kernel is handed θ_j computed by ropecheck) or when only a skipped property
-// kills it (its bug is in memory handling the bridge does for a Python kernel) — run to find
-// out, never assumed.
-void gate_mutants(const fast::kernel_info& python_kernel, const cli::gate_kernel_settings& settings,
-                  gate_result& result) {
-  for (const mutants::mutant& m : mutants::mutant_registry()) {
-    const std::string name(m.kernel.name);
-    if (m.frequencies != nullptr) {
-      result.mutants_not_applicable.emplace_back(
-          name, "its defect is in the frequency code; a Python kernel is handed θ_j (params[\"inv_freq\"])");
-      continue;
-    }
-    std::vector<dtype> dtypes;
-    for (dtype t : python_kernel.dtypes)
-      if (m.kernel.supports(t)) dtypes.push_back(t);
-    std::vector<pairing> pairings;
-    for (pairing p : python_kernel.pairings)
-      if (m.kernel.supports(p)) pairings.push_back(p);
-    if (dtypes.empty() || pairings.empty()) {
-      result.mutants_not_applicable.emplace_back(name, "no dtype or pairing in common with the kernel");
-      continue;
-    }
-    fast::kernel_info restricted = m.kernel;
-    restricted.dtypes = dtypes;
-    restricted.pairings = pairings;
-    restricted.domain = python_kernel.domain;  // the calls the Python kernel faced
-    cli::gate_kernel_settings mutant_settings = settings;
-    mutant_settings.skipped.clear();  // run them too, to tell "not applicable" from "survived"
-    mutant_settings.between_checks = check_signals;
-    mutant_settings.before_check = {};
-    mutant_settings.replay_command = "ropecheck gate --mutant " + name;
-    bool killed_by_skipped = false;
-    const auto run = [&](const fast::kernel_info& kernel) {
-      const cli::gate_kernel_result r = cli::gate_kernel(kernel, mutant_settings);
-      reports::mutant_outcome outcome{name, std::string(m.imitates), false, {}, {}};
-      for (const auto& p : r.outcome.properties) {
-        if (p.passed) continue;
-        const std::string property = p.name.substr(0, p.name.find('/'));
-        if (settings.skipped.count(property) != 0) {
-          killed_by_skipped = true;
-          continue;
-        }
-        outcome.killed_by.push_back(p.name);
-        outcome.counterexamples.push_back(p.counterexample);
-      }
-      for (const auto& f : r.fixtures) {
-        if (f.passed) continue;
-        std::string fixture = f.name;
-        if (const auto at = fixture.find("/" + name + "/"); at != std::string::npos)
-          fixture.erase(at, name.size() + 1);
-        outcome.killed_by.push_back(fixture);
-        outcome.counterexamples.push_back(f.detail);
-      }
-      outcome.killed = !outcome.killed_by.empty();
-      return outcome;
-    };
-    reports::mutant_outcome outcome = run(restricted);
-    if (!outcome.killed && killed_by_skipped) {
-      result.mutants_not_applicable.emplace_back(
-          name, "only properties a Python kernel is not held to kill it (the bridge does what it gets wrong)");
-      continue;
-    }
-    // A survivor within a declared domain (gate(serves=…)) that the same checks kill over every
-    // call has its defect in calls the kernel does not serve: no evidence against the checks.
-    if (!outcome.killed && !(restricted.domain == fast::kernel_domain{})) {
-      fast::kernel_info unrestricted = restricted;
-      unrestricted.domain = {};
-      if (const reports::mutant_outcome wide = run(unrestricted); wide.killed) {
-        result.mutants_not_applicable.emplace_back(
-            name, "its defect is outside the kernel's declared domain (killed by " + wide.killed_by.front() +
-                      " over every call)");
-        continue;
-      }
-    }
-    result.report.passed = result.report.passed && outcome.killed;
-    result.report.mutants.push_back(std::move(outcome));
-  }
-}
 
 struct audit_result {
   reports::audit_report report;
@@ -261,13 +184,13 @@ struct audit_result {
 // list of them, one per dtype): the recipe the audit found, as --contract-from reads it.
 bounds::accuracy_contract contract_argument(py::handle value) {
   if (value.is_none()) return bounds::exact_contract();
-  if (PyUnicode_Check(value.ptr())) return cli::read_contract(python::text_argument(value, "contract"), {}, "contract");
+  if (PyUnicode_Check(value.ptr())) return core::read_contract(python::text_argument(value, "contract"), {}, "contract");
   if (PyBytes_Check(value.ptr()) || py::isinstance(value, py::module_::import("os").attr("PathLike"))) {
     const std::string path = python::path_argument(value, "contract").string();
-    return cli::contract_of_json(read_json_file(path), path, " (" + path + ")");
+    return core::contract_of_json(read_json_file(path), path, " (" + path + ")");
   }
   if (py::isinstance(value, py::module_::import("collections.abc").attr("Mapping")))
-    return cli::contract_of_json(python::json_from_python(value, "contract"), "contract", "");
+    return core::contract_of_json(python::json_from_python(value, "contract"), "contract", "");
   std::vector<py::handle> audits;
   if (py::isinstance<audit_result>(value)) {
     audits.push_back(value);
@@ -283,7 +206,7 @@ bounds::accuracy_contract contract_argument(py::handle value) {
     throw bad_input("contract", "is not a contract name, a recipe, a path, a dict or an AuditReport",
                     python::shown(value), python::type_note(value));
   }
-  std::vector<cli::audit_json> reports;
+  std::vector<core::audit_json> reports;
   for (std::size_t i = 0; i < audits.size(); ++i) {
     nlohmann::json j = reports::to_json(audits[i].cast<const audit_result&>().report);
     const std::string source = audits.size() == 1 ? "contract" : fmt::format("contract[{}]", i);
@@ -292,13 +215,16 @@ bounds::accuracy_contract contract_argument(py::handle value) {
                               ? inputs["y"].get<std::string>() : std::string("y");
     reports.push_back({source, "of " + y, std::move(j)});
   }
-  return cli::contract_of_audit_json(reports, "contract");
+  return core::contract_of_audit_json(reports, "contract");
 }
 
 // gate(serves=…): the calls the kernel serves (fast::kernel_domain, C ABI v3's declaration);
 // None is every call. Each key is checked; one it does not know is refused, never ignored.
-fast::kernel_domain serves_argument(py::handle value) {
+// "position_streams" (default False; `*streams`) says it takes positions [streams, tokens] and
+// params["pair_streams"], as a C ABI v2 kernel takes position streams.
+fast::kernel_domain serves_argument(py::handle value, bool* streams) {
   fast::kernel_domain d;
+  *streams = false;
   if (value.is_none()) return d;
   if (!py::isinstance(value, py::module_::import("collections.abc").attr("Mapping")))
     throw bad_input("serves", "is not a dict", python::shown(value), python::type_note(value));
@@ -318,14 +244,35 @@ fast::kernel_domain serves_argument(py::handle value) {
       if (!value[key].is_none()) d.max_position = python::positive_int64_argument(value[key], argument);
       continue;
     }
+    if (name == "position_streams") {
+      *streams = python::bool_argument(value[key], argument);
+      continue;
+    }
     const auto row = std::find_if(std::begin(flags), std::end(flags), [&](const flag_row& r) { return r.key == name; });
     if (row == std::end(flags))
       throw bad_input("serves", "has a key that is not a part of a kernel's domain", name,
                       "keys: negative_positions, max_position, inverse, attention_factor, partial_rotary, "
-                      "absent_tensor");
+                      "absent_tensor, position_streams");
     d.*(row->field) = python::bool_argument(value[key], argument);
   }
   return d;
+}
+
+// gate(shard=(i, n)): block i of n of every property's cases (--shard I/N); shard 0 also runs
+// the fixtures and the mutants. None is the whole run, (0, 1).
+std::pair<int, int> shard_argument(py::handle value) {
+  if (value.is_none()) return {0, 1};
+  if (!(PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) || py::len(value) != 2)
+    throw bad_input("shard", "is not a pair (i, n)", python::shown(value), python::type_note(value));
+  const py::sequence pair = py::reinterpret_borrow<py::sequence>(value);
+  const std::int64_t n = python::positive_int64_argument(pair[1], "shard[1]");
+  const py::object i_object = pair[0];
+  if (PyBool_Check(i_object.ptr()) || !PyLong_Check(i_object.ptr()))
+    throw bad_input("shard[0]", "is not an integer", python::shown(i_object), python::type_note(i_object));
+  const long long i = i_object.cast<long long>();
+  if (n > 1'000'000 || i < 0 || i >= n)
+    throw bad_input("shard", "is not (i, n) with 0 <= i < n <= 1000000", python::shown(value));
+  return {static_cast<int>(i), static_cast<int>(n)};
 }
 
 // gate(properties=…): None (all) or a list of kernel property names (--property).
@@ -357,7 +304,7 @@ std::string default_kernel_name(py::handle kernel) {
   for (char& c : out)
     if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
       c = '_';
-  out.resize(std::min(out.size(), cli::max_kernel_name_length));
+  out.resize(std::min(out.size(), core::max_kernel_name_length));
   return out.empty() ? std::string("kernel") : out;
 }
 
@@ -376,12 +323,12 @@ std::string kernel_description(py::handle kernel) {
 py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairings, py::handle profile,
                         py::handle seed, py::handle mutants, py::handle tensor_type, py::handle name,
                         py::handle timeout, py::handle contract, py::handle max_position, py::handle positions,
-                        py::handle properties_, py::handle serves, py::handle baseline) {
+                        py::handle properties_, py::handle serves, py::handle baseline, py::handle shard) {
   if (!PyCallable_Check(kernel.ptr()))
     throw bad_input("kernel", "is not callable", python::shown(kernel), python::type_note(kernel));
   py::dict out;
-  const auto dtype_names = python::choices_argument(
-      dtypes, "dtypes", {"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"});
+  static constexpr auto storage_names = names_of(storage_dtypes);  // numeric/dtype.h's catalog
+  const auto dtype_names = python::choices_argument(dtypes, "dtypes", storage_names);
   out["dtypes"] = dtype_names;
   out["pairings"] = python::choices_argument(pairings, "pairings", {"half", "adjacent"});
   out["profile"] = python::choice_argument(profile, "profile", {"quick", "deep"});
@@ -395,7 +342,7 @@ py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairing
     out["name"] = default_kernel_name(kernel);
   } else {
     const std::string given = python::label_argument(name, "name");
-    cli::check_kernel_name("name", given);
+    core::check_kernel_name("name", given);
     out["name"] = given;
   }
   out["description"] = kernel_description(kernel);
@@ -417,7 +364,10 @@ py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairing
                                                : python::positive_int64_argument(max_position, "max_position");
   out["positions"] = python::choice_argument(positions, "positions", {"all", "nonnegative"});
   out["properties"] = properties_argument(properties_);
-  out["serves"] = py::cast(serves_argument(serves));
+  bool streams = false;
+  out["serves"] = py::cast(serves_argument(serves, &streams));
+  out["streams"] = streams;
+  out["shard"] = shard_argument(shard);
   // The baseline, read now (a bad file is refused before the kernel is called): a saved gate
   // report's path, checked as --baseline's, or a GateReport of this session.
   if (baseline.is_none()) {
@@ -429,7 +379,7 @@ py::dict gate_arguments(py::handle kernel, py::handle dtypes, py::handle pairing
   } else if (PyUnicode_Check(baseline.ptr()) || PyBytes_Check(baseline.ptr()) ||
              py::isinstance(baseline, py::module_::import("os").attr("PathLike"))) {
     const std::string path = python::path_argument(baseline, "baseline").string();
-    out["baseline"] = py::cast(cli::read_gate_baseline(path));
+    out["baseline"] = py::cast(core::read_gate_baseline(path));
     out["baseline_name"] = path;
   } else {
     throw bad_input("baseline", "is not a path or a GateReport", python::shown(baseline), python::type_note(baseline));
@@ -450,6 +400,11 @@ PYBIND11_MODULE(_ropecheck, m) {
   m.attr("InputError") = py::handle(input_error);
   m.attr("SpecError") = py::handle(spec_error_type);
   m.attr("FlagError") = py::handle(flag_error);
+  // numeric/dtype.h's catalog, which the pure-Python layer reads instead of spelling it again:
+  // the storage dtypes (gate's dtypes, audit's dtype), those held as raw bits, the 8-bit floats.
+  m.attr("storage_dtypes") = py::tuple(py::cast(ropecheck::dtype_names(storage_dtypes)));
+  m.attr("raw_bits_dtypes") = py::tuple(py::cast(ropecheck::dtype_names(raw_bits_dtypes)));
+  m.attr("float8_dtypes") = py::tuple(py::cast(ropecheck::dtype_names(storage_dtypes_of_width<1>)));
   py::register_local_exception_translator([](std::exception_ptr p) {
     if (!p) return;
     try {
@@ -503,8 +458,8 @@ PYBIND11_MODULE(_ropecheck, m) {
     tensor y;
     {
       py::gil_scoped_release release;
-      const cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
-      y = cli::reference_tensor(in, names.x, form, out, scale);
+      const core::rope_inputs in = core::make_rope_inputs(spec, std::move(xt), pt, names);
+      y = core::reference_tensor(in, names.x, form, out, scale);
     }
     return python::array_from_tensor(y);
   });
@@ -531,17 +486,16 @@ PYBIND11_MODULE(_ropecheck, m) {
     const std::string y_name = labels.count("y") != 0 ? labels.at("y") : "y";
     std::optional<dtype> judged_type;
     if (!judged.is_none())
-      judged_type = parse_dtype(python::choice_argument(
-          judged, "dtype", {"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}));
+      judged_type = parse_dtype(python::choice_argument(judged, "dtype", names_of(storage_dtypes)));
     tensor xt = python::tensor_from_array(x, x_dtype, names.x);
     const tensor pt = python::tensor_from_array(positions, positions_dtype, names.positions);
     tensor yt = python::tensor_from_array(y, y_dtype, y_name);
     audit_result result;
     result.inputs = spec_inputs(spec_object);
     py::gil_scoped_release release;
-    cli::rope_inputs in = cli::make_rope_inputs(spec, std::move(xt), pt, names);
+    core::rope_inputs in = core::make_rope_inputs(spec, std::move(xt), pt, names);
     const audit::audit_input input =
-        cli::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance, scale);
+        core::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance, scale);
     result.report = audit::run_audit(input, [](std::int64_t, std::int64_t) { check_signals(); });
     result.report.tool_version = ROPECHECK_VERSION;
     return result;
@@ -568,13 +522,19 @@ PYBIND11_MODULE(_ropecheck, m) {
       })
       .def_property_readonly("skipped", [](const gate_result& g) {
         py::list out;
-        for (const auto& s : g.skipped) {
-          py::dict d;
-          d["property"] = s.name;
-          d["dtype"] = s.dtype;
-          d["reason"] = s.detail.substr(s.detail.find(": ") + 2);
-          out.append(d);
-        }
+        // The properties skipped on the kernel's own dtypes, with the reason (the report lists
+        // the other dtypes as skipped too, as the CLI's does).
+        for (const auto& k : g.report.kernels)
+          for (const auto& p : k.properties) {
+            const std::string dtype = p.name.substr(p.name.find('/') + 1);
+            if (p.status != "skipped" || std::find(g.dtypes.begin(), g.dtypes.end(), dtype) == g.dtypes.end())
+              continue;
+            py::dict d;
+            d["property"] = p.name.substr(0, p.name.find('/'));
+            d["dtype"] = dtype;
+            d["reason"] = p.detail.substr(p.detail.find(": ") + 2);
+            out.append(d);
+          }
         return out;
       })
       .def("write", [](const gate_result& g, py::handle json, py::handle markdown, py::handle html, py::handle junit) {
@@ -586,62 +546,54 @@ PYBIND11_MODULE(_ropecheck, m) {
         py::arg("profile"), py::arg("seed"), py::arg("mutants"), py::arg("tensor_type"), py::arg("name"),
         py::arg("timeout") = py::none(), py::arg("contract") = py::none(), py::arg("max_position") = py::none(),
         py::arg("positions") = "all", py::arg("properties") = py::none(), py::arg("serves") = py::none(),
-        py::arg("baseline") = py::none());
+        py::arg("baseline") = py::none(), py::arg("shard") = py::none());
 
-  // Called with gate_arguments' values (ropecheck.gate).
-  m.def("gate", [](py::object adapter, const std::string& name, const std::string& description,
-                   const std::vector<std::string>& dtype_names, const std::vector<std::string>& pairing_names,
-                   const std::string& profile, std::uint64_t seed, const std::string& replay,
-                   bool with_mutants, const bounds::accuracy_contract& contract, std::int64_t max_position,
-                   const std::string& positions, const std::vector<std::string>& selected,
-                   const fast::kernel_domain& serves, const reports::gate_report* baseline,
-                   const std::string& baseline_name) {
+  // Called with gate_arguments' values (ropecheck.gate): `ropecheck gate`'s run
+  // (core::run_gate_outcome) with the Python kernel as its one in-process kernel.
+  m.def("gate", [](py::object adapter, const std::string& replay, const py::dict& a) {
     std::vector<dtype> dtypes;
-    for (const auto& d : dtype_names) {
+    for (const auto& d : a["dtypes"].cast<std::vector<std::string>>()) {
       const auto t = parse_dtype(d);
       if (!t) throw std::logic_error("gate: dtypes not checked by gate_arguments");
       dtypes.push_back(*t);
     }
     std::vector<pairing> pairings;
-    for (const auto& p : pairing_names) pairings.push_back(p == "half" ? pairing::half_split : pairing::adjacent);
-    auto kernel = std::make_unique<python::python_kernel>(std::move(adapter), name, description,
-                                                          std::move(dtypes), std::move(pairings), serves);
-    cli::gate_kernel_settings settings;
-    settings.level = profile == "deep" ? properties::profile::deep : properties::profile::quick;
-    settings.seed = seed;
-    settings.replay_command = replay;
-    settings.skipped = skipped_for_python();
-    settings.checks = cli::run_checks(contract, max_position, positions, selected);
-    settings.between_checks = [k = kernel.get()] {
+    for (const auto& p : a["pairings"].cast<std::vector<std::string>>())
+      pairings.push_back(p == "half" ? pairing::half_split : pairing::adjacent);
+    const bool streams = a["streams"].cast<bool>();
+    auto kernel = std::make_unique<python::python_kernel>(
+        std::move(adapter), a["name"].cast<std::string>(), a["description"].cast<std::string>(), std::move(dtypes),
+        std::move(pairings), a["serves"].cast<fast::kernel_domain>(), streams);
+    // An empty list would run no property on any dtype: a pass over nothing.
+    const bounds::accuracy_contract& contract = a["contract"].cast<const bounds::accuracy_contract&>();
+    const py::object baseline = a["baseline"];
+    core::gate_options o;
+    o.in_process_kernels = {&kernel->info()};
+    o.profile = a["profile"].cast<std::string>();
+    o.seed = a["seed"].cast<std::uint64_t>();
+    o.contract = contract.name;
+    o.contract_value = &contract;
+    o.max_position = a["max_position"].cast<std::int64_t>();
+    o.positions = a["positions"].cast<std::string>();
+    o.properties = a["properties"].cast<std::vector<std::string>>();
+    o.mutants = a["mutants"].cast<bool>();
+    std::tie(o.shard_index, o.shard_count) = a["shard"].cast<std::pair<int, int>>();
+    o.baseline_report = baseline.is_none() ? nullptr : &baseline.cast<const reports::gate_report&>();
+    o.baseline_name = a["baseline_name"].cast<std::string>();
+    o.in_process_skipped = skipped_for_python(streams);
+    o.in_process_replay = replay;
+    o.before_check = [k = kernel.get()](std::string_view check) {
+      k->set_check(check);
       k->stop_if_raised();
       check_signals();
     };
-    settings.before_check = [k = kernel.get()](std::string_view check) { k->set_check(check); };
     gate_result result;
-    result.report.tool_version = ROPECHECK_VERSION;
-    result.report.profile = profile;
-    result.report.seed = seed;
-    result.report.contract = contract.name;
-    result.report.contract_statement = contract.statement;
-    result.report.contract_derivation = bounds::contract_derivation(contract);
-    result.report.max_position = settings.checks.max_position;
-    result.report.selected_properties = selected;
-    result.report.baseline = baseline_name;
-    // As `ropecheck gate --baseline`: refused before the run unless its contract and the
-    // kernel's domain are this run's.
-    if (baseline != nullptr)
-      cli::check_baseline_comparable(*baseline, baseline_name, contract.name,
-                                     {{name, cli::reported_domain(cli::domain_of_run(kernel->info(), settings.checks))}});
+    result.dtypes = a["dtypes"].cast<std::vector<std::string>>();
     try {
       py::gil_scoped_release release;
-      cli::gate_kernel_result r = cli::gate_kernel(kernel->info(), settings);
-      result.report.passed = r.outcome.passed;
-      result.report.kernels.push_back(std::move(r.outcome));
-      result.report.fixtures = std::move(r.fixtures);
-      result.skipped = std::move(r.skipped);
-      if (with_mutants) gate_mutants(kernel->info(), settings, result);
-      // The verdicts as the CLI's: the ratchet against the baseline, if any, then judged.
-      cli::judge_against_baseline(result.report, baseline, baseline_name);
+      core::gate_run_outcome r = core::run_gate_outcome(o);
+      result.report = std::move(r.report);
+      result.mutants_not_applicable = std::move(r.mutants_not_applicable);
     } catch (const python::python_kernel::kernel_raised&) {
       kernel->rethrow_pending();
     }

@@ -54,17 +54,17 @@ void scatter(const fast::rope_call& call, const fast::rope_tensor& t, const py::
 
 python_kernel::python_kernel(py::object adapter, std::string name, std::string description,
                              std::vector<dtype> dtypes, std::vector<pairing> pairings,
-                             fast::kernel_domain domain)
+                             fast::kernel_domain domain, bool streams)
     : adapter_(std::move(adapter)),
       name_(std::move(name)),
       description_(std::move(description)),
       dtypes_(std::move(dtypes)),
       pairings_(std::move(pairings)) {
-  // on_the_fly: the kernel gets θ_j (params["inv_freq"]), never a cos/sin table. The adapter
-  // passes one position per token: no position streams (their properties are skipped), and no
-  // fp8 output scale (output_scale_within_bound is skipped).
+  // on_the_fly: the kernel gets θ_j (params["inv_freq"]), never a cos/sin table. Position
+  // streams only to a kernel that declares them (else their properties are skipped); no fp8
+  // output scale (output_scale_within_bound is skipped).
   info_ = {name_, description_, fast::angle_strategy::on_the_fly, dtypes_, pairings_,
-           &python_kernel::call, this, false, false, false};
+           &python_kernel::call, this, false, streams, false};
   // What the kernel declared it serves (gate(serves=…)): the gate sends it nothing else.
   info_.domain = domain;
 }
@@ -116,8 +116,15 @@ fast::status python_kernel::call(const void* context, const fast::rope_call& cal
 
 fast::status python_kernel::call_with_gil(const fast::rope_call& call, const fast::rope_angles& angles) {
   if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C ends the gate
-  py::array_t<std::int64_t> positions(call.tokens);
-  for (std::int64_t i = 0; i < call.tokens; ++i) positions.mutable_at(i) = fast::position_at(call, i);
+  // A kernel that declares streams always gets [streams, tokens] (one stream: [1, tokens]) and
+  // the stream of each pair, so that it has one signature.
+  py::array_t<std::int64_t> positions =
+      info_.multi_stream ? py::array_t<std::int64_t>({static_cast<py::ssize_t>(call.position_streams),
+                                                      static_cast<py::ssize_t>(call.tokens)})
+                         : py::array_t<std::int64_t>(call.tokens);
+  auto* position = positions.mutable_data();
+  for (std::int32_t s = 0; s < (info_.multi_stream ? call.position_streams : 1); ++s)
+    for (std::int64_t i = 0; i < call.tokens; ++i) *position++ = fast::position_at(call, i, s);
   const auto& frequencies = angles.frequencies();
   py::array_t<double> inv_freq(static_cast<py::ssize_t>(frequencies.inverse_frequencies.size()));
   std::memcpy(inv_freq.mutable_data(), frequencies.inverse_frequencies.data(),
@@ -128,6 +135,12 @@ fast::status python_kernel::call_with_gil(const fast::rope_call& call, const fas
   params["inv_freq"] = inv_freq;
   params["attention_factor"] = frequencies.attention_factor;
   params["inverse"] = call.dir == fast::direction::inverse;
+  if (info_.multi_stream) {
+    py::array_t<std::int32_t> pair_streams(call.rotary_dim / 2);
+    for (std::int64_t j = 0; j < call.rotary_dim / 2; ++j)
+      pair_streams.mutable_at(j) = call.position_streams > 1 && call.pair_streams != nullptr ? call.pair_streams[j] : 0;
+    params["pair_streams"] = pair_streams;
+  }
   const py::array q = gather(call, call.q);
   const py::array k = gather(call, call.k);
   const py::tuple out = adapter_(q, k, positions, params, std::string(to_string(call.storage)), check_);

@@ -1,9 +1,10 @@
 // python_kernel: a Python callable wrapped as a fast::kernel_info, so the gate's properties and
-// fixtures (cli/gate_kernel.h) run on it exactly as on a built-in or C-ABI kernel.
+// fixtures (core/gate_run.h, the gate's whole run) run on it exactly as on a built-in or C-ABI kernel.
 //
 // Each call is checked (fast::detail::check_call) before Python sees it, then Q and K are
 // gathered from their strided views into packed [tokens, heads, head_dim] NumPy arrays of raw
-// storage elements and handed, with int64 positions and the params dict, to `adapter`
+// storage elements and handed, with int64 positions ([tokens]; [streams, tokens] and
+// params["pair_streams"] for a kernel that declares position streams) and the params dict, to `adapter`
 // (ropecheck/_bridge.py), which makes NumPy or torch inputs, calls the user's kernel and
 // returns its outputs as raw storage elements; those are scattered into the call's outputs.
 // The adapter is also told which check is running (set_check), for a timeout's message.
@@ -26,7 +27,8 @@ namespace ropecheck::python {
 class python_kernel {
  public:
   python_kernel(pybind11::object adapter, std::string name, std::string description,
-                std::vector<dtype> dtypes, std::vector<pairing> pairings, fast::kernel_domain domain = {});
+                std::vector<dtype> dtypes, std::vector<pairing> pairings, fast::kernel_domain domain = {},
+                bool streams = false);
   ~python_kernel();
   python_kernel(const python_kernel&) = delete;
   python_kernel& operator=(const python_kernel&) = delete;

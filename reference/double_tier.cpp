@@ -29,7 +29,7 @@ double_tier::double_tier(const rope_spec& spec, std::span<const std::int64_t> po
   // A stream layout: pair j turns by its stream's position at θ_{f(j)} (rope_streams.cpp).
   std::vector<mp_real> theta = plain_theta;
   if (spec.streams.multi()) {
-    streams_ = spec.streams.vision() ? 2 : 3;
+    streams_ = position_stream_count(spec.streams);
     for (int j = 0; j < rotary_dim_ / 2; ++j) {
       pair_stream_.push_back(position_stream(spec.streams, rotary_dim_, j));
       theta[static_cast<std::size_t>(j)] =
@@ -82,7 +82,7 @@ void double_tier::stream_cos_sin(std::span<const std::int64_t> positions, std::s
     std::copy(r, r + rotary_dim_, out.begin());
     return;
   }
-  const double* rows[3] = {};
+  const double* rows[4] = {};  // at most 4 streams (ggml's IMROPE: t, h, w, e)
   for (int s = 0; s < streams_; ++s) rows[s] = row(positions[static_cast<std::size_t>(s)]);
   for (int j = 0; j < rotary_dim_ / 2; ++j) {
     const double* r = rows[pair_stream_[static_cast<std::size_t>(j)]];

@@ -2,11 +2,9 @@
 // frequency spec.
 #include "reference/double_tier_memo.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <functional>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "reference/cos_sin_table.h"
@@ -26,68 +24,29 @@ struct double_tier_memo::entry {
   std::unordered_map<std::int64_t, std::vector<double>> rows;  // guarded by the memo's lock
 };
 
-namespace {
-
-void append_double(std::string& key, double v) { key += fmt::format("{:a},", v); }
-
-void append_optional(std::string& key, const std::optional<double>& v) {
-  if (v) append_double(key, *v);
-  else key += "-,";
+double_tier_memo::frequency_spec double_tier_memo::frequency_key(const rope_spec& spec, std::int64_t length) {
+  frequency_spec key{spec, 0};
+  // Put back to their defaults: the fields that θ_j, A and the rows are not computed from (a
+  // label, the pairing, which the rotation reads, and the model's layer structure). Every
+  // other field is compared, so a field added to rope_spec or to a scaling struct keys the memo
+  // unless it is named here.
+  key.spec.pair = rope_spec{}.pair;
+  key.spec.source.clear();
+  key.spec.layer_type.clear();
+  key.spec.without_rope = {};
+  key.spec.layer.reset();
+  // The length matters only where the spec gives none and the scaling depends on it.
+  if (spec.sequence_length == 0 && depends_on_sequence_length(spec)) key.length = length;
+  return key;
 }
 
-// Every field of the scaling's struct (rope_spec.h), after its type's index.
-struct scaling_key {
-  std::string& key;
-  void operator()(const no_scaling&) const {}
-  void operator()(const linear_scaling& s) const { append_double(key, s.factor); }
-  void operator()(const ntk_scaling& s) const { append_double(key, s.factor); }
-  void operator()(const dynamic_scaling& s) const {
-    append_double(key, s.factor);
-    key += fmt::format("{} {} ", s.max_position_embeddings, static_cast<int>(s.convention));
-  }
-  void operator()(const yarn_scaling& s) const {
-    append_double(key, s.factor.numerator);
-    append_double(key, s.factor.denominator);
-    key += fmt::format("{} {} {:d} ", s.original_max_position_embeddings,
-                       static_cast<int>(s.convention), s.truncate);
-    for (double v : {s.beta_fast, s.beta_slow, s.extrapolation_factor, s.attn_factor}) append_double(key, v);
-    for (const auto& v : {s.mscale, s.mscale_all_dim, s.attention_factor}) append_optional(key, v);
-  }
-  void operator()(const llama3_scaling& s) const {
-    for (double v : {s.factor, s.low_freq_factor, s.high_freq_factor}) append_double(key, v);
-    key += fmt::format("{} ", s.original_max_position_embeddings);
-  }
-  void operator()(const longrope_scaling& s) const {
-    append_double(key, s.factor.numerator);
-    append_double(key, s.factor.denominator);
-    key += fmt::format("{} {} ", s.original_max_position_embeddings, static_cast<int>(s.convention));
-    for (const auto& v : {s.attention_factor, s.long_mscale, s.short_mscale}) append_optional(key, v);
-    key += "L";
-    for (double v : s.long_factor) append_double(key, v);
-    key += "S";
-    for (double v : s.short_factor) append_double(key, v);
-  }
-  void operator()(const proportional_scaling& s) const {
-    append_double(key, s.factor);
-    key += fmt::format("{} ", s.rotated_pairs);
-  }
-};
-
-}  // namespace
-
-std::string double_tier_memo::frequency_key(const rope_spec& spec, std::int64_t length) {
-  std::string key = fmt::format("{} {} ", spec.head_dim, spec.rotary_dim);
-  append_double(key, spec.base);
-  key += fmt::format("T{} ", spec.scaling.index());
-  std::visit(scaling_key{key}, spec.scaling);
-  append_optional(key, spec.attention_factor);
-  key += fmt::format(" M{}", to_string(spec.streams.rule));
-  for (int v : spec.streams.section) key += fmt::format("{},", v);
-  // The length matters only where the spec gives none and the scaling depends on it.
-  key += fmt::format(" n{}", spec.sequence_length);
-  if (spec.sequence_length == 0 && depends_on_sequence_length(spec))
-    key += fmt::format(" l{}", length);
-  return key;
+std::size_t double_tier_memo::frequency_spec_hash::operator()(const frequency_spec& k) const {
+  // A few fields that tell most specs apart; equality (rope_spec's operator==) decides.
+  std::size_t h = std::hash<double>{}(k.spec.base);
+  for (const std::size_t v : {static_cast<std::size_t>(k.spec.rotary_dim), k.spec.scaling.index(),
+                              static_cast<std::size_t>(k.length), static_cast<std::size_t>(k.spec.sequence_length)})
+    h = h * 1000003u ^ v;
+  return h;
 }
 
 double_tier_memo::double_tier_memo(std::size_t max_table_doubles, std::size_t max_specs)
@@ -109,7 +68,7 @@ void double_tier_memo::clear() {
 
 std::shared_ptr<double_tier_memo::entry> double_tier_memo::entry_for(const rope_spec& spec,
                                                                     std::int64_t length,
-                                                                    const std::string& key) {
+                                                                    const frequency_spec& key) {
   {
     const std::scoped_lock guard(lock_);
     if (const auto it = specs_.find(key); it != specs_.end()) return it->second;
@@ -146,7 +105,7 @@ double_tier double_tier_memo::tier(const rope_spec& spec, std::span<const std::i
   // in double_tier's constructor.
   std::int64_t length = 0;
   for (std::int64_t m : positions) length = std::max(length, m + 1);
-  const std::string key = frequency_key(spec, length);
+  const frequency_spec key = frequency_key(spec, length);
   std::vector<std::int64_t> distinct(positions.begin(), positions.end());
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());

@@ -2,8 +2,9 @@
 // the same few RoPE configurations — the kernel properties build one tier per case, a few dozen
 // positions each, and most of a tier's cost is 266-bit MPFR: θ_j and A (a pow and the scaling's
 // logs per spec) and cos/sin per (position, frequency). The memo keeps, per frequency spec —
-// (rotary_dim, base, rope_scaling, attention factor, and the sequence length where the scaling
-// depends on it) — θ_j and A at 266 bits and every table row it has built, and hands out tiers
+// (the spec less its labels and pairing, compared by rope_spec's operator==: rotary_dim, base,
+// rope_scaling, attention factor, streams, and the sequence length where the scaling depends
+// on it) — θ_j and A at 266 bits and every table row it has built, and hands out tiers
 // whose rows are the very doubles double_tier's own constructor computes for the same spec
 // (fill_cos_sin_table: A·cos, A·sin of m·θ_j correctly rounded), so a memoized tier and a fresh
 // one rotate identically and have the same bound, 3·2^-53·A·‖(x_a, x_b)‖.
@@ -62,19 +63,29 @@ class double_tier_memo {
   double_tier_memo_stats stats() const;
   void clear();  // drops every spec and row (the counters stay)
 
-  // The memo's key for a spec at sequence length `length` (max position + 1): every field that
-  // θ_j or A depend on, doubles written exactly. Specs with equal keys have equal tables.
-  static std::string frequency_key(const rope_spec& spec, std::int64_t length);
+  // The memo's key: the spec with the fields θ_j and A are not computed from put back to their
+  // defaults, compared by rope_spec's own operator== (every field, the scaling's alternative and
+  // all of its fields), and the sequence length `length` (max position + 1) where the scaling
+  // depends on it and the spec gives none (else 0). Specs with equal keys have equal tables.
+  struct frequency_spec {
+    rope_spec spec;
+    std::int64_t length = 0;
+    bool operator==(const frequency_spec&) const = default;
+  };
+  static frequency_spec frequency_key(const rope_spec& spec, std::int64_t length);
 
  private:
   struct entry;  // θ_j and A at 266 bits, and the rows built so far (double_tier_memo.cpp)
   // The spec's entry, computed (and added) if the memo lacks it.
-  std::shared_ptr<entry> entry_for(const rope_spec& spec, std::int64_t length, const std::string& key);
+  std::shared_ptr<entry> entry_for(const rope_spec& spec, std::int64_t length, const frequency_spec& key);
+  struct frequency_spec_hash {
+    std::size_t operator()(const frequency_spec& k) const;
+  };
 
   std::size_t max_table_doubles_;
   std::size_t max_specs_;
   mutable std::mutex lock_;
-  std::unordered_map<std::string, std::shared_ptr<entry>> specs_;
+  std::unordered_map<frequency_spec, std::shared_ptr<entry>, frequency_spec_hash> specs_;
   double_tier_memo_stats stats_;
 };
 

@@ -119,8 +119,8 @@ TEST(DoubleTierMemo, TwoThreadsFillingOneMemo) {
 
 TEST(DoubleTierMemo, KeyTellsEveryFrequencyFieldApart) {
   const rope_spec base = yarn_with_factor();
-  const std::string key = double_tier_memo::frequency_key(base, 100);
-  std::vector<rope_spec> changed(13, base);
+  const double_tier_memo::frequency_spec key = double_tier_memo::frequency_key(base, 100);
+  std::vector<rope_spec> changed(16, base);
   const auto yarn = [&](std::size_t i) -> yarn_scaling& { return std::get<yarn_scaling>(changed[i].scaling); };
   changed[0].rotary_dim = 62;
   changed[1].base = std::nextafter(base.base, 1e9);
@@ -135,16 +135,32 @@ TEST(DoubleTierMemo, KeyTellsEveryFrequencyFieldApart) {
   yarn(10).truncate = false;
   yarn(11).attn_factor = 1.1;
   changed[12].scaling = ntk_scaling{8};  // another type with the same factor
+  changed[13].scaling = proportional_scaling{8, 16};
+  changed[14].streams = {stream_rule::mrope_sections, {16, 8, 8}};
+  yarn(15).mscale_all_dim = 0.5;
   for (std::size_t i = 0; i < changed.size(); ++i)
-    EXPECT_NE(double_tier_memo::frequency_key(changed[i], 100), key) << "change " << i;
-  // Pairing and the source do not change θ_j or A, nor does the length when the spec gives one.
+    EXPECT_FALSE(double_tier_memo::frequency_key(changed[i], 100) == key) << "change " << i;
+  // Fields of the same type's struct that the hand-written key once had to list one by one.
+  rope_spec proportional = base, proportional_other = base;
+  proportional.scaling = proportional_scaling{8, 16};
+  proportional_other.scaling = proportional_scaling{8, 15};
+  EXPECT_FALSE(double_tier_memo::frequency_key(proportional, 100) ==
+               double_tier_memo::frequency_key(proportional_other, 100));
+  rope_spec longrope = base, longrope_other = base;
+  longrope.scaling = longrope_scaling{{4, 1}, 4096, std::vector<double>(32, 1.0), std::vector<double>(32, 1.0)};
+  longrope_other.scaling = longrope.scaling;
+  std::get<longrope_scaling>(longrope_other.scaling).short_factor[31] = 1.5;
+  EXPECT_FALSE(double_tier_memo::frequency_key(longrope, 100) == double_tier_memo::frequency_key(longrope_other, 100));
+  // Pairing and the labels do not change θ_j or A, nor does the length when the spec gives one.
   rope_spec same = base;
   same.pair = pairing::adjacent;
   same.source = "elsewhere";
-  EXPECT_EQ(double_tier_memo::frequency_key(same, 5), key);
+  same.layer_type = "sliding_attention";
+  same.layer = 3;
+  EXPECT_TRUE(double_tier_memo::frequency_key(same, 5) == key);
   // A length-dependent scaling without a sequence_length keys on the length.
-  EXPECT_NE(double_tier_memo::frequency_key(dynamic_without_length(), 100),
-            double_tier_memo::frequency_key(dynamic_without_length(), 101));
+  EXPECT_FALSE(double_tier_memo::frequency_key(dynamic_without_length(), 100) ==
+               double_tier_memo::frequency_key(dynamic_without_length(), 101));
 }
 
 }  // namespace

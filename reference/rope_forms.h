@@ -86,10 +86,13 @@ Real attention_score(std::span<const Real> q, std::span<const Real> k, std::int6
 // (rope_spec.h stream_layout); reference/'s own statement of the rules (rope_streams.cpp).
 int position_stream(const stream_layout& layout, int rotary_dim, int j);
 int stream_frequency_index(const stream_layout& layout, int rotary_dim, int j);
+// Positions per token under the layout: 1, 2 (vision), 3 (M-RoPE) or 4 (ggml's IMROPE).
+int position_stream_count(const stream_layout& layout);
 
 // M-RoPE and 2-D vision RoPE: pair j rotated by positions[s(j)]·θ_{f(j)}, θ_i the params' i-th
 // inverse frequency; cos and sin each from MPFR's real trig of the angle, times A. `positions`
-// holds one position per stream (3 for M-RoPE: t, h, w; 2 for vision: row, column).
+// holds one position per stream (3 for M-RoPE: t, h, w; 4 for ggml's IMROPE: t, h, w, e; 2 for
+// vision: row, column).
 template <class Real>
 std::vector<Real> rope_streams(std::span<const Real> x, std::span<const std::int64_t> positions,
                                const rotary_params<Real>& params, const stream_layout& layout);

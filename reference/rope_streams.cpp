@@ -5,6 +5,9 @@
 //     adjacent pairs): s(j) = 0 below s0, 1 below s0 + s1, else 2; f(j) = j.
 //   M-RoPE, interleaved (modeling_qwen3_vl.py apply_interleaved_mrope): height at j ≡ 1, width at
 //     j ≡ 2 (mod 3) below 3·section; f(j) = j.
+//   M-RoPE, interleaved over four streams (ggml-cpu ops.cpp ggml_mrope_cache_init, is_imrope:
+//     sector = j mod Σ sections; h if sector ≡ 1 (mod 3) and sector < 3·s1, w if ≡ 2 and < 3·s2,
+//     t if ≡ 0 and < 3·s0, else the fourth stream e); f(j) = j.
 //   vision, rows first (modeling_qwen2_vl.py VisionRotaryEmbedding(head_dim/2) and rot_pos_emb:
 //     [h·θ', w·θ'] with θ'_k = base^(−2k/(d/2)) = θ_{2k}): s(j) = row for j < P/2, else column;
 //     f(j) = 2·(j mod P/2).
@@ -37,11 +40,19 @@ int position_stream(const stream_layout& layout, int rotary_dim, int j) {
   switch (layout.rule) {
     case stream_rule::single: return 0;
     case stream_rule::mrope_sections:
-    case stream_rule::mrope_interleaved: {
+    case stream_rule::mrope_interleaved:
+    case stream_rule::mrope_interleaved_4: {
       if (s.size() != 3) throw reference_error(fmt::format("mrope section: {} streams, not 3", s.size()));
       if (s[0] + s[1] + s[2] != rotary_dim / 2)
         throw reference_error(fmt::format("mrope section: {} pairs, not rotary_dim/2 = {}",
                                           s[0] + s[1] + s[2], rotary_dim / 2));
+      if (layout.rule == stream_rule::mrope_interleaved_4) {
+        const int sector = j % (s[0] + s[1] + s[2]);
+        if (sector % 3 == 1 && sector < 3 * s[1]) return 1;
+        if (sector % 3 == 2 && sector < 3 * s[2]) return 2;
+        if (sector % 3 == 0 && sector < 3 * s[0]) return 0;
+        return 3;
+      }
       if (layout.rule == stream_rule::mrope_interleaved) {
         if (j % 3 == 1 && j < 3 * s[1]) return 1;
         if (j % 3 == 2 && j < 3 * s[2]) return 2;
@@ -54,6 +65,12 @@ int position_stream(const stream_layout& layout, int rotary_dim, int j) {
     case stream_rule::vision_columns_first: return j < pairs_per_axis(layout, rotary_dim) ? 1 : 0;
   }
   throw reference_error("stream layout: unknown rule");
+}
+
+int position_stream_count(const stream_layout& layout) {
+  if (!layout.multi()) return 1;
+  if (layout.vision()) return 2;
+  return layout.rule == stream_rule::mrope_interleaved_4 ? 4 : 3;
 }
 
 int stream_frequency_index(const stream_layout& layout, int rotary_dim, int j) {
@@ -76,7 +93,7 @@ std::vector<Real> rope_streams(std::span<const Real> x, std::span<const std::int
   using std::pow;
   using std::sin;
   const int d = params.rotary_dim;
-  const int streams = !layout.multi() ? 1 : layout.vision() ? 2 : 3;
+  const int streams = position_stream_count(layout);
   if (static_cast<int>(positions.size()) != streams)
     throw reference_error(fmt::format("positions: {} streams given, the layout {} has {}",
                                       positions.size(), to_string(layout.rule), streams));

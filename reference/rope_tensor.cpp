@@ -22,7 +22,7 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
                                 reference_form form, reference_output output,
                                 double output_scale) {
   const int d = spec.head_dim;
-  const std::int64_t streams = !spec.streams.multi() ? 1 : spec.streams.vision() ? 2 : 3;
+  const std::int64_t streams = position_stream_count(spec.streams);
   if (static_cast<std::int64_t>(positions.size()) != shape.rows * streams ||
       static_cast<std::int64_t>(x.size()) != shape.rows * shape.heads * d)
     throw std::logic_error("reference::rope_tensor: x, positions and shape disagree");
@@ -58,7 +58,7 @@ std::vector<double> rope_tensor(std::span<const double> x, tensor_shape shape,
     for (std::int64_t row = begin; row < end; ++row) {
       const std::int64_t position = positions[static_cast<std::size_t>(row)];
       if (streams > 1) {  // M-RoPE, 2-D vision: the position-stream form, whatever `form`
-        std::int64_t p[3] = {};
+        std::int64_t p[4] = {};  // at most 4 streams (ggml's IMROPE: t, h, w, e)
         for (std::int64_t s = 0; s < streams; ++s)
           p[s] = positions[static_cast<std::size_t>(s * shape.rows + row)];
         each_head(row, [&](std::span<const mp_real> v) {

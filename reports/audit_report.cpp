@@ -324,7 +324,7 @@ audit_report audit_report_from_json(const json& j) {
     rf.trig_cache = field<std::string>(rj, "trig_cache", "recipe");
     rf.arithmetic = field<std::string>(rj, "arithmetic", "recipe");
     // cache_rounding, attention_factor and output_store came later: older reports lack them
-    // (and a contract read from such a report is refused: cli/contract_spelling.cpp).
+    // (and a contract read from such a report is refused: core/contract_spelling.cpp).
     for (auto [key, value] : {std::pair{"cache_rounding", &rf.cache_rounding},
                               std::pair{"attention_factor", &rf.attention_factor},
                               std::pair{"output_store", &rf.output_store}, std::pair{"as_contract", &rf.as_contract}})

@@ -158,6 +158,9 @@ property_outcome merge_property(const std::vector<const property_outcome*>& part
   out.worst_over_bound = 0;
   out.worst = {};
   out.points.clear();
+  out.pair_points.clear();
+  out.head_dim_points.clear();
+  out.largest_call_token_heads = 0;
   out.message.clear();
   out.counterexample.clear();
   out.counterexample_location = {};
@@ -185,6 +188,11 @@ property_outcome merge_property(const std::vector<const property_outcome*>& part
     }
     for (const auto& point : p.points)
       if (out.points.size() < max_points_per_property) out.points.push_back(point);
+    for (const auto& point : p.pair_points)
+      if (out.pair_points.size() < max_points_per_property) out.pair_points.push_back(point);
+    for (const auto& point : p.head_dim_points)
+      if (out.head_dim_points.size() < max_points_per_property) out.head_dim_points.push_back(point);
+    out.largest_call_token_heads = std::max(out.largest_call_token_heads, p.largest_call_token_heads);
     if (p.passed) continue;
     out.passed = false;
     if (!failed) {

@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
+#include "numeric/dtype.h"
 #include "reports/render_support.h"
 
 namespace ropecheck::reports {
@@ -127,8 +129,11 @@ json to_json(const gate_report& r) {
   for (const auto& k : r.kernels) {
     json properties = json::array();
     for (const auto& p : k.properties) {
-      json points = json::array();
-      for (const auto& [m, q] : p.points) points.push_back({m, q});
+      const auto point_list = [](const std::vector<std::pair<std::int64_t, double>>& list) {
+        json out = json::array();
+        for (const auto& [x, q] : list) out.push_back({x, q});
+        return out;
+      };
       properties.push_back({{"name", p.name},
                             {"verdict", verdict_of(p)},
                             {"cases", p.cases},
@@ -140,7 +145,10 @@ json to_json(const gate_report& r) {
                             {"counterexample_location", location_json(p.counterexample_location)},
                             {"replay", p.replay},
                             {"detail", p.detail},
-                            {"points", points}});
+                            {"points", point_list(p.points)},
+                            {"points_by_pair", point_list(p.pair_points)},
+                            {"points_by_head_dim", point_list(p.head_dim_points)},
+                            {"largest_call_token_heads", p.largest_call_token_heads}});
     }
     json kernel = {{"name", k.name}, {"verdict", verdict_of(k)}, {"properties", properties}};
     if (k.ended)
@@ -273,6 +281,14 @@ gate_report gate_report_from_json(const json& j) {
             location_from(field<json>(q, "counterexample_location", at), at + ".counterexample_location");
         o.detail = field<std::string>(q, "detail", at);
         o.points = field<std::vector<std::pair<std::int64_t, double>>>(q, "points", at);
+        // Stated since the gate reports the calls' sizes and plots against j and head_dim;
+        // absent from older reports.
+        if (q.contains("points_by_pair"))
+          o.pair_points = field<std::vector<std::pair<std::int64_t, double>>>(q, "points_by_pair", at);
+        if (q.contains("points_by_head_dim"))
+          o.head_dim_points = field<std::vector<std::pair<std::int64_t, double>>>(q, "points_by_head_dim", at);
+        if (q.contains("largest_call_token_heads"))
+          o.largest_call_token_heads = field<std::int64_t>(q, "largest_call_token_heads", at);
       }
       k.properties.push_back(std::move(o));
     }
@@ -504,14 +520,17 @@ std::string title_of(const failure_item& f) {
 // --- A failure without a ratio (bit-exact or status properties): the first differing bits. ---
 
 // The bit fields of a storage dtype, from its most significant bit: sign, exponent, mantissa
-// (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2).
+// (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2), from numeric/dtype.h's catalog:
+// its width and its precision less the implicit bit.
 struct bit_layout {
-  std::string_view dtype;
   int bits;
   int mantissa_bits;
 };
-constexpr bit_layout bit_layouts[] = {{"float32", 32, 23}, {"float16", 16, 10}, {"bfloat16", 16, 7},
-                                      {"float8_e4m3fn", 8, 3}, {"float8_e5m2", 8, 2}};
+std::optional<bit_layout> bit_layout_of(std::string_view name) {
+  const std::optional<ropecheck::dtype> t = parse_dtype(name);
+  if (!t || !is_storage(*t)) return std::nullopt;
+  return bit_layout{static_cast<int>(size_of(*t)) * 8, precision_bits(*t) - 1};
+}
 
 std::string field_of_bit(int bit, const bit_layout& l) {
   if (bit == l.bits - 1) return "sign";
@@ -535,14 +554,13 @@ std::string differing_bits(const property_outcome& p) {
   }
   if (values.size() != 2 || values[0] == values[1]) return {};
   const std::string dtype = p.name.substr(p.name.rfind('/') + 1);
-  const auto* layout = std::find_if(std::begin(bit_layouts), std::end(bit_layouts),
-                                    [&dtype](const bit_layout& l) { return l.dtype == dtype; });
-  const int digits = layout != std::end(bit_layouts) ? layout->bits / 4 : 8;
+  const std::optional<bit_layout> layout = bit_layout_of(dtype);
+  const int digits = layout ? layout->bits / 4 : 8;
   const unsigned long long x = values[0] ^ values[1];
   const int highest = 63 - __builtin_clzll(x);
   std::string out = fmt::format("0x{:0{}x} vs 0x{:0{}x}: xor 0x{:0{}x}, highest differing bit {}", values[0], digits,
                                 values[1], digits, x, digits, highest);
-  if (layout != std::end(bit_layouts) && highest < layout->bits)
+  if (layout && highest < layout->bits)
     out += fmt::format(" ({} of {})", field_of_bit(highest, *layout), dtype);
   return out;
 }
@@ -582,6 +600,16 @@ std::string regression_text(const failure_item& f) {
   return f.regression == nullptr ? "" : f.regression->detail;
 }
 
+// "16384 token-heads": the largest call a property sent (tokens × (Q heads + K heads)).
+std::string call_size_text(const property_outcome& p) {
+  return fmt::format("{} token-heads", p.largest_call_token_heads);
+}
+
+// The table's column: "-" where the size is not known.
+std::string call_size_column(const property_outcome& p) {
+  return p.largest_call_token_heads > 0 ? std::to_string(p.largest_call_token_heads) : "-";
+}
+
 // One failure in full (`full`: with its shrunk counterexample) for the terminal.
 std::string terminal_block(const failure_item& f, bool full) {
   std::string out;
@@ -591,6 +619,7 @@ std::string terminal_block(const failure_item& f, bool full) {
     if (f.regression) out += fmt::format("  against the baseline: {}\n", regression_text(f));
     if (!p.message.empty()) out += fmt::format("  message: {}\n", p.message);
     if (const std::string e = evidence_line(p); !e.empty()) out += fmt::format("  {}\n", e);
+    if (p.largest_call_token_heads > 0) out += fmt::format("  largest call: {}\n", call_size_text(p));
     if (full && !p.counterexample.empty())
       out += fmt::format("  counterexample (shrunk):\n{}\n", indented(p.counterexample, "    "));
     if (!p.replay.empty()) out += fmt::format("  replay: {}\n", p.replay);
@@ -614,6 +643,7 @@ std::string markdown_block(const failure_item& f, bool open) {
     const std::string evidence = evidence_line(p);
     out += fmt::format("**Message:** {}\n\n", p.message.empty() ? "—" : p.message);
     if (!evidence.empty()) out += fmt::format("**{}:** {}\n\n", p.worst_over_bound > 0 ? "Worst case" : "Bits", evidence);
+    if (p.largest_call_token_heads > 0) out += fmt::format("**Largest call:** {}\n\n", call_size_text(p));
     if (!p.counterexample.empty()) out += fmt::format("**Counterexample (shrunk):**\n\n```\n{}\n```\n\n", p.counterexample);
     if (!p.replay.empty()) out += fmt::format("**Replay:** `{}`\n", p.replay);
   } else if (f.fixture != f.regression) {
@@ -646,12 +676,12 @@ std::string render_terminal(const gate_report& r) {
   for (const auto& f : o.regressions) out += terminal_block(f, true);
   if (baseline && !o.failures.empty()) out += "\nother failures (the baseline has nothing to compare them with):\n";
   for (const auto& f : o.failures) out += terminal_block(f, true);
-  out += fmt::format("\n{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}\n", "kernel", kernel_width, "property",
-                     property_width, "verdict", "cases", "worst/bound");
+  out += fmt::format("\n{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}  {:>12}\n", "kernel", kernel_width, "property",
+                     property_width, "verdict", "cases", "worst/bound", "largest call");
   for (const auto& k : r.kernels) {
     for (const auto& p : k.properties) {
-      out += fmt::format("{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}", k.name, kernel_width, p.name,
-                         property_width, verdict_of(p), p.cases, ratio_column(p));
+      out += fmt::format("{:<{}}  {:<{}}  {:>13}  {:>7}  {:>11}  {:>12}", k.name, kernel_width, p.name,
+                         property_width, verdict_of(p), p.cases, ratio_column(p), call_size_column(p));
       if (p.status == "skipped" || p.status == "not_run") out += "  " + p.detail;
       out += "\n";
     }
@@ -709,20 +739,22 @@ std::string render_markdown(const gate_report& r) {
   for (const auto& f : o.regressions) out += markdown_block(f, true);
   if (!o.failures.empty()) out += r.baseline.empty() ? "\n#### Failures\n" : "\n#### Other failures\n";
   for (const auto& f : o.failures) out += markdown_block(f, true);
-  out += "\n| kernel | verdict | worst/bound | failed properties |\n|---|---|---|---|\n";
+  out += "\n| kernel | verdict | worst/bound | largest call (token-heads) | failed properties |\n|---|---|---|---|---|\n";
   for (const auto& k : r.kernels) {
     double worst = 0;
+    std::int64_t largest = 0;
     std::string failed;
     for (const auto& p : k.properties) {
       worst = std::max(worst, p.worst_over_bound);
+      largest = std::max(largest, p.largest_call_token_heads);
       if (!p.passed)
         failed += (failed.empty() ? "" : ", ") +
                   fmt::format("`{}`{}", p.name, p.status == "known_failure" ? " (known)" : "");
     }
     if (k.ended) failed = fmt::format("{} during `{}` ({}){}", k.ended->verdict, k.ended->property, k.ended->cause,
                                       failed.empty() ? "" : "; " + failed);
-    out += fmt::format("| `{}` | {} | {} | {} |\n", k.name, verdict_of(k), ratio(worst),
-                       failed.empty() ? "—" : failed);
+    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, verdict_of(k), ratio(worst),
+                       largest > 0 ? std::to_string(largest) : "—", failed.empty() ? "—" : failed);
   }
   std::size_t fixtures_failed = 0;
   for (const auto& f : r.fixtures) fixtures_failed += !f.passed && !is_baseline_row(f) ? 1 : 0;
@@ -832,53 +864,75 @@ std::string render_junit(const gate_report& r) {
 
 namespace {
 
-// One property's error against position over its cases (log-log, the bound as a dashed line at
-// worst/bound = 1), in the style of the audit page's plot.
-std::string error_versus_position_svg(const property_outcome& p) {
+// One property's worst error/bound per case against one coordinate of the case's worst output
+// (log-scale ratio, the bound as a dashed line at worst/bound = 1), in the style of the audit
+// page's plot: against |position m| and head_dim on a log2 axis, against the pair index j on a
+// linear one.
+struct plot_axis {
+  std::string_view label;     // "|position m| (log scale)"
+  std::string_view symbol;    // "m", in each point's title
+  bool log2;                  // log2(|x| + 1) (positions, head_dim) or x (j)
+  std::int64_t worst_x;       // the worst case's coordinate, circled
+};
+
+std::string ratio_scatter_svg(const property_outcome& p, const std::vector<std::pair<std::int64_t, double>>& points,
+                              const plot_axis& axis) {
   constexpr int width = 640, height = 260, left = 64, bottom = 40, top = 16, right = 20;
-  if (p.points.empty()) return "";
-  double hi_ratio = 1, hi_position = 1;
-  for (const auto& [m, q] : p.points) {
+  if (points.empty()) return "";
+  double hi_ratio = 1, hi_x = 1;
+  for (const auto& [x, q] : points) {
     if (std::isfinite(q)) hi_ratio = std::max(hi_ratio, q);  // an infinite ratio is drawn at the top
-    hi_position = std::max(hi_position, std::fabs(static_cast<double>(m)));
+    hi_x = std::max(hi_x, std::fabs(static_cast<double>(x)));
   }
   const double y_hi = std::ceil(std::log10(hi_ratio)) + 0.5, y_lo = -4;
-  const double x_hi = std::max(1.0, std::ceil(std::log2(hi_position + 1)));
-  const auto x_of = [&](std::int64_t m) {
-    return left + std::log2(std::fabs(static_cast<double>(m)) + 1) / x_hi * (width - left - right);
+  const double x_hi = axis.log2 ? std::max(1.0, std::ceil(std::log2(hi_x + 1))) : std::max(1.0, hi_x);
+  const auto scaled = [&](std::int64_t x) {
+    const double v = std::fabs(static_cast<double>(x));
+    return axis.log2 ? std::log2(v + 1) : v;
   };
+  const auto x_of = [&](std::int64_t x) { return left + scaled(x) / x_hi * (width - left - right); };
   const auto y_of = [&](double q) {
     const double l = std::clamp(std::log10(std::max(q, 1e-4)), y_lo, y_hi);
     return top + (y_hi - l) / (y_hi - y_lo) * (height - top - bottom);
   };
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
-      "aria-label=\"error over bound versus position\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
-      width, height);
+      "aria-label=\"error over bound versus {}\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
+      width, height, axis.label);
   for (int d = static_cast<int>(y_lo); d <= static_cast<int>(y_hi); ++d)
     svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#eee\"/>"
                        "<text x=\"{3}\" y=\"{4:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{5}</text>\n",
                        left, width - right, y_of(std::pow(10.0, d)), left - 4, y_of(std::pow(10.0, d)) + 4, d);
-  for (int e = 0; e <= static_cast<int>(x_hi); e += std::max(1, static_cast<int>(x_hi) / 8)) {
+  const int ticks = static_cast<int>(x_hi);
+  for (int e = 0; e <= ticks; e += std::max(1, ticks / 8)) {
     const double x = left + e / x_hi * (width - left - right);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">2^{}</text>\n", x,
-                       height - bottom + 14, e);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{}{}</text>\n", x,
+                       height - bottom + 14, axis.log2 ? "2^" : "", e);
   }
   svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#c00\" "
                      "stroke-dasharray=\"6 4\"/><text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" "
                      "text-anchor=\"end\" fill=\"#c00\">bound</text>\n",
                      left, width - right, y_of(1), y_of(1) - 4);
-  for (const auto& [m, q] : p.points)
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>m = {}: {}</title></circle>\n",
-                       x_of(m), y_of(q), q > 1 ? "#c00" : "#036", m, ratio(q));
-  if (!p.worst.text.empty())
+  for (const auto& [x, q] : points)
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{} = {}: {}</title></circle>\n",
+                       x_of(x), y_of(q), q > 1 ? "#c00" : "#036", axis.symbol, x, ratio(q));
+  if (!p.worst.text.empty() && axis.worst_x >= 0)
     svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\" fill=\"none\" stroke=\"#000\"><title>worst: {}</title></circle>\n",
-                       x_of(p.worst.position), y_of(p.worst_over_bound), xml_escape(p.worst.text));
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">|position m| (log scale)</text>"
+                       x_of(axis.worst_x), y_of(p.worst_over_bound), xml_escape(p.worst.text));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{}</text>"
                      "<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" "
                      "text-anchor=\"middle\">worst error / bound of the case</text>\n</svg>\n",
-                     (left + width - right) / 2, height - 6, height / 2, height / 2);
+                     (left + width - right) / 2, height - 6, axis.label, height / 2, height / 2);
   return svg;
+}
+
+// The three plots of a failure: against position, pair index j and head_dim.
+std::string error_plots_svg(const property_outcome& p) {
+  const bool per_pair = p.worst.pair >= 0;
+  // The position plot circles the worst case whatever the measure; the others only a per-pair one.
+  return ratio_scatter_svg(p, p.points, {"|position m| (log scale)", "m", true, p.worst.position}) +
+         ratio_scatter_svg(p, p.pair_points, {"pair index j", "j", false, per_pair ? p.worst.pair : -1}) +
+         ratio_scatter_svg(p, p.head_dim_points, {"head_dim (log scale)", "head_dim", true, per_pair ? p.worst.head_dim : -1});
 }
 
 }  // namespace
@@ -900,7 +954,9 @@ std::string html_section(const failure_item& f, const std::string& id, std::stri
   out += fmt::format("<p><b>Message:</b> {}</p>\n", xml_escape(p.message.empty() ? "-" : p.message));
   if (const std::string e = evidence_line(p); !e.empty())
     out += fmt::format("<p><b>{}:</b> {}</p>\n", p.worst_over_bound > 0 ? "Worst case" : "Bits", xml_escape(e));
-  out += error_versus_position_svg(p);
+  if (p.largest_call_token_heads > 0)
+    out += fmt::format("<p><b>Largest call:</b> {}</p>\n", call_size_text(p));
+  out += error_plots_svg(p);
   if (!p.counterexample.empty())
     out += fmt::format("<p><b>Counterexample (shrunk):</b></p><pre>{}</pre>\n", xml_escape(p.counterexample));
   if (!p.replay.empty()) out += fmt::format("<p><b>Replay:</b></p><pre class=\"replay\">{}</pre>\n", xml_escape(p.replay));
@@ -941,9 +997,9 @@ std::string render_html(const gate_report& r) {
       const bool regressed = std::any_of(o.regressions.begin(), o.regressions.end(),
                                          [&p](const failure_item& f) { return f.property == &p; });
       (fold ? folded : rows) += fmt::format(
-          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
           regressed ? "regression" : verdict_of(p),
-          xml_escape(k.name), link(&p, xml_escape(p.name)), verdict_of(p), p.cases, ratio_column(p),
+          xml_escape(k.name), link(&p, xml_escape(p.name)), verdict_of(p), p.cases, ratio_column(p), call_size_column(p),
           xml_escape(p.passed && p.status.empty() ? p.detail : p.worst_over_bound > 0 ? where_text(p.worst)
                                                                : fold ? p.detail : evidence_line(p)));
       folded_count += fold ? 1 : 0;
@@ -951,18 +1007,18 @@ std::string render_html(const gate_report& r) {
   }
   for (const auto& f : r.fixtures) {
     if (is_baseline_row(f)) continue;
-    rows += fmt::format("<tr class=\"{}\"><td>fixture</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+    rows += fmt::format("<tr class=\"{}\"><td>fixture</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td></td><td>{}</td></tr>\n",
                         known_fixture(f) ? "known_failure" : verdict(f.passed), link(&f, xml_escape(f.name)),
                         verdict(f.passed), f.values, ratio(f.worst_over_bound),
                         f.passed && !known_fixture(f) ? "" : xml_escape(f.detail));
   }
   for (const auto& m : r.mutants) {
-    rows += fmt::format("<tr class=\"{}\"><td>mutant {}</td><td>{}</td><td>{}</td><td>{}</td><td></td><td></td></tr>\n",
+    rows += fmt::format("<tr class=\"{}\"><td>mutant {}</td><td>{}</td><td>{}</td><td>{}</td><td></td><td></td><td></td></tr>\n",
                         verdict(m.killed), xml_escape(m.name), xml_escape(killers_of(m, "")),
                         m.killed ? "killed" : "survived", m.killed_by.size());
   }
   const std::string head = "<tr><th>kernel</th><th>property / fixture</th><th>verdict</th><th>cases</th>"
-                           "<th>worst/bound</th><th>worst case / note</th></tr>\n";
+                           "<th>worst/bound</th><th>largest call (token-heads)</th><th>worst case / note</th></tr>\n";
   std::string table = "<h2>Results</h2>\n<table>" + head + rows + "</table>\n";
   if (folded_count > 0)
     table += fmt::format("<details><summary>{} skipped or not run</summary>\n<table>{}{}</table></details>\n",
@@ -987,7 +1043,7 @@ std::string render_html(const gate_report& r) {
       "section.failure{border-top:1px solid #ccc;margin-top:1.5em}section.regression{border-left:6px solid #b00;padding-left:.8em}"
       "section.known{border-left:6px solid #ccb;padding-left:.8em;color:#555}section.known .fail{color:#876}"
       ".tag{background:#b00;color:#fff;padding:0 .4em;border-radius:.2em;font-size:80%}"
-      "p.verdict{font-size:120%}pre.replay{word-break:break-all}h1{margin-bottom:.2em}",
+      "p.verdict{font-size:120%}pre.replay{word-break:break-all}section.failure pre{white-space:pre-wrap}h1{margin-bottom:.2em}",
       fmt::format("<h1>ropecheck gate: <span class=\"{0}\">{0}</span></h1>\n"
                   "<p class=\"verdict\"><b class=\"{0}\">{1}</b>: {2}.</p>\n"
                   "<details><summary>profile {3}, seed {4}, contract {5}{6}</summary><pre>{7}</pre></details>\n"

@@ -41,6 +41,12 @@ struct property_outcome {
   location counterexample_location;  // where the shrunk counterexample fails
   std::string detail;            // extra measurements, or why skipped / not run
   std::vector<std::pair<std::int64_t, double>> points;  // (position, case's worst/bound) per case
+  // (pair index j, …) and (head_dim, …) of the case's worst output, per case (per-pair properties).
+  std::vector<std::pair<std::int64_t, double>> pair_points;
+  std::vector<std::pair<std::int64_t, double>> head_dim_points;
+  // The largest call the property sent, in token-heads (tokens × (Q heads + K heads)); 0: unknown
+  // (not run, or a report made before it was stated).
+  std::int64_t largest_call_token_heads = 0;
 };
 
 // The most plot points a property keeps (the first ones of its case stream).

@@ -119,6 +119,17 @@ void validate_report(const gate_report& r, std::string_view file, report_use use
                  std::to_string(p.points.size()));
       for (std::size_t n = 0; n < p.points.size(); ++n)
         c.magnitude(p.points[n].second, fmt::format("{}.points[{}][1]", at, n), failed);
+      for (const auto& [list, name] : {std::pair{&p.pair_points, "points_by_pair"},
+                                       std::pair{&p.head_dim_points, "points_by_head_dim"}}) {
+        if (list->size() > max_points_per_property)
+          c.refuse(at + "." + name, fmt::format("holds more than {} points", max_points_per_property),
+                   std::to_string(list->size()));
+        for (std::size_t n = 0; n < list->size(); ++n) {
+          c.count((*list)[n].first, fmt::format("{}.{}[{}][0]", at, name, n));
+          c.magnitude((*list)[n].second, fmt::format("{}.{}[{}][1]", at, name, n), failed);
+        }
+      }
+      c.count(p.largest_call_token_heads, at + ".largest_call_token_heads");
       if (p.status.empty() || p.status == "known_failure") add_saturating(kernel_judged, p.cases);
       if (failed && p.status.empty() && failing.empty()) failing = at + " (" + printable(p.name) + ")";
     }

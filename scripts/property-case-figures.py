@@ -13,7 +13,7 @@
    the median. The mean cost of a case weighs every (kernel, property) alike, as the deep
    profile's equal budgets do; it is taken over the properties both trees have.
 2. Estimates the deep profile (`ropecheck gate --profile deep`, every built-in kernel): per
-   kernel, a property's 10^6 cases are split over the kernel's dtypes (gate_kernel.cpp), so
+   kernel, a property's 10^6 cases are split over the kernel's dtypes (core/gate_run.cpp), so
    each run takes ⌈10^6 / dtypes⌉ cases (call_size_invariant ⌈1200 / dtypes⌉). It runs a fixed
    fraction of every run's cases (RC_PARAMS max_success), measures the gate's CPU time and
    scales it up. The gate uses one core; scripts/run-deep-properties.sh (ctest -j 2) spreads the

@@ -9,6 +9,7 @@
 #   scripts/audit-figures.sh           audit speed (--update-docs)
 #   scripts/python-gate-overhead.py    printed only: its table and sentences are edited by hand
 #   scripts/mutant-tables.py           docs/mutants.md: the kill matrix and peer-style tables
+#   scripts/report-latency.sh          printed only: the report's latency after a failure's discovery
 # (all in docs/performance.md but the second).
 # Usage: bash scripts/regenerate-figures.sh
 set -euo pipefail
@@ -20,3 +21,4 @@ python3 scripts/reference-figures.py
 bash scripts/audit-figures.sh --update-docs
 /usr/bin/python3 scripts/python-gate-overhead.py --mutants  # the interpreter the bindings are built for (numpy)
 python3 scripts/mutant-tables.py  # runs gate --mutants
+bash scripts/report-latency.sh

@@ -151,6 +151,9 @@ std::string describe(const rope_scaling& s);
 //                     adjacent pairs): s(j) = 0 below s0, 1 below s0 + s1, else 2; f(j) = j.
 //   mrope_interleaved Qwen3-VL: s(j) = 1 for j ≡ 1 (mod 3) below 3·s1, 2 for j ≡ 2 below 3·s2,
 //                     else 0; f(j) = j.
+//   mrope_interleaved_4 ggml's GGML_ROPE_TYPE_IMROPE (llama.cpp's Qwen3-VL): four streams (t, h, w,
+//                     e); s(j) = 0 for j ≡ 0 (mod 3) below 3·s0, 1 for j ≡ 1 below 3·s1, 2 for
+//                     j ≡ 2 below 3·s2, else 3 (e, which llama.cpp sets to 0); f(j) = j.
 //   vision_rows_first (row, col), Qwen2-VL/2.5-VL vision encoder and ggml's VISION mode:
 //                     s(j) = 0 (row) for j < P/2, else 1 (col); f(j) = 2·(j mod P/2), P = pairs.
 //   vision_columns_first Llama 4 vision: s(j) = 1 (col) for j < P/2, else 0 (row); f as above.
@@ -160,6 +163,7 @@ enum class stream_rule {
   single,
   mrope_sections,
   mrope_interleaved,
+  mrope_interleaved_4,
   vision_rows_first,
   vision_columns_first,
   vision_alternating
@@ -170,6 +174,7 @@ constexpr std::string_view to_string(stream_rule r) {
     case stream_rule::single: return "single";
     case stream_rule::mrope_sections: return "mrope_sections";
     case stream_rule::mrope_interleaved: return "mrope_interleaved";
+    case stream_rule::mrope_interleaved_4: return "mrope_interleaved_4";
     case stream_rule::vision_rows_first: return "vision_rows_first";
     case stream_rule::vision_columns_first: return "vision_columns_first";
     case stream_rule::vision_alternating: return "vision_alternating";
@@ -186,8 +191,9 @@ struct stream_layout {
     return rule == stream_rule::vision_rows_first || rule == stream_rule::vision_columns_first ||
            rule == stream_rule::vision_alternating;
   }
-  // Position streams per token: 1, 3 (t, h, w) or 2 (row, col).
-  int streams() const { return !multi() ? 1 : vision() ? 2 : 3; }
+  // Position streams per token: 1, 3 (t, h, w), 4 (t, h, w, e) or 2 (row, col).
+  int streams() const { return !multi() ? 1 : vision() ? 2 : rule == stream_rule::mrope_interleaved_4 ? 4 : 3; }
+  bool operator==(const stream_layout&) const = default;
 };
 
 // The layers of the model that apply no RoPE at all, so that a spec never claims
@@ -244,6 +250,8 @@ struct rope_spec {
   stream_layout streams = {};  // position streams (M-RoPE, vision); single for 1-D RoPE
   layers_without_rope without_rope = {};  // the model's layers that apply no RoPE at all
   std::optional<std::int64_t> layer = {};  // the layer whose RoPE this is (--layer / "layer")
+  // Every field, the scaling's included (reference/double_tier_memo.cpp keys on it).
+  bool operator==(const rope_spec&) const = default;
 };
 
 // True when the scaled θ_j or A depend on the sequence length.

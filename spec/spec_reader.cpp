@@ -338,18 +338,28 @@ scaling_convention read_own_keys(const json& root, std::string_view source, rope
 // ropecheck's own "stream_layout" key: a 2-D vision layout on a text-form spec (what `ropecheck
 // identify` writes for a vision output, whose tower config need not exist): "vision_rows_first",
 // "vision_columns_first" or "vision_alternating" (rope_spec.h). M-RoPE is spelled as configs
-// spell it (mrope_section), so the key refuses a spec that has sections as well.
+// spell it (mrope_section), so the key refuses a spec that has sections as well — except
+// "mrope_interleaved_4": ggml's four-stream IMROPE, which no config spells, on top of the
+// config's interleaved sections (Qwen3-VL's, as llama.cpp runs it).
 void read_stream_layout_key(const json& root, std::string_view source, rope_spec& spec) {
   const json* given = f::given(root, "stream_layout");
   if (!given) return;
+  if (given->is_string() && given->get<std::string>() == to_string(stream_rule::mrope_interleaved_4)) {
+    if (spec.streams.rule != stream_rule::mrope_interleaved)
+      f::fail(source, "stream_layout", *given,
+              "needs interleaved M-RoPE sections (mrope_section with mrope_interleaved: true), which ggml's "
+              "four-stream IMROPE assigns");
+    spec.streams.rule = stream_rule::mrope_interleaved_4;
+    return;
+  }
   std::optional<stream_rule> rule;
   for (const stream_rule r :
        {stream_rule::vision_rows_first, stream_rule::vision_columns_first, stream_rule::vision_alternating})
     if (given->is_string() && given->get<std::string>() == to_string(r)) rule = r;
   if (!rule)
     f::fail(source, "stream_layout", *given,
-            "is not \"vision_rows_first\", \"vision_columns_first\" or \"vision_alternating\" (M-RoPE is "
-            "given by mrope_section)");
+            "is not \"vision_rows_first\", \"vision_columns_first\", \"vision_alternating\" or "
+            "\"mrope_interleaved_4\" (M-RoPE is given by mrope_section)");
   if (spec.streams.multi())
     f::fail(source, "stream_layout", *given, "comes with M-RoPE sections: one layout per spec");
   spec.streams = {*rule, {}};

@@ -54,6 +54,8 @@ inline int stream_of_pair(const stream_layout& layout, int rotary_dim, int j) {
       if (j % 3 == 1 && j < 3 * s[1]) return 1;
       if (j % 3 == 2 && j < 3 * s[2]) return 2;
       return 0;
+    case stream_rule::mrope_interleaved_4:  // the sections sum to the pairs: ggml's sector is j
+      return j < 3 * s[static_cast<std::size_t>(j % 3)] ? j % 3 : 3;
     case stream_rule::vision_rows_first:
     case stream_rule::vision_alternating: return j < half ? 0 : 1;
     case stream_rule::vision_columns_first: return j < half ? 1 : 0;

@@ -24,9 +24,15 @@ from dataclasses import dataclass as _dataclass
 from . import _ropecheck as _core
 from ._bridge import KernelTimeout
 from ._bridge import kernel_adapter as _kernel_adapter
+from ._bridge import kernel_device as _kernel_device
 from ._bridge import raw_array as _raw_array
 
 __version__ = _core.__version__
+# The dtype names the core takes, from its one catalog (numeric/dtype.h): the storage dtypes
+# (gate's ``dtypes``, audit's ``dtype``), those NumPy holds as raw bits, and the 8-bit floats.
+storage_dtypes: tuple[str, ...] = _core.storage_dtypes
+raw_bits_dtypes: tuple[str, ...] = _core.raw_bits_dtypes
+float8_dtypes: tuple[str, ...] = _core.float8_dtypes
 Spec = _core.Spec
 InputError = _core.InputError  # a ValueError: any bad input or argument, named in the message
 SpecError = _core.SpecError  # an InputError: a spec the reader refuses, naming the key and value
@@ -42,9 +48,12 @@ __all__ = [
     "Spec",
     "SpecError",
     "audit",
+    "float8_dtypes",
     "gate",
     "load_spec",
+    "raw_bits_dtypes",
     "reference",
+    "storage_dtypes",
 ]
 
 
@@ -136,7 +145,7 @@ def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | No
     ``labels`` names the inputs in messages and the report (keys spec, x, positions, y).
     ``output_scale`` S (``--output-scale``): fp8 ``y`` written as round(y_exact / S), judged and
     diagnosed so, and recorded as the report's ``output_scale``; a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8."""
-    raw16 = dtype if isinstance(dtype, str) and dtype in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else None
+    raw16 = dtype if isinstance(dtype, str) and dtype in _core.raw_bits_dtypes else None
     xa, xd = _raw_array(x, "x", raw16)
     pa, pd = _raw_array(positions, "positions")
     ya, yd = _raw_array(y, "y", raw16)
@@ -213,11 +222,11 @@ class GateReport(_Report):
         return f"<GateReport {self.verdict}: failed: {failed}>"
 
 
-def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: str = "quick",
-         seed: int | None = None, mutants: bool = False, tensor_type: str = "numpy",
+def gate(kernel, dtypes=("float32",), pairings=None, profile: str = "quick",
+         seed: int | None = None, mutants: bool = False, tensor_type: str | None = None,
          name: str | None = None, timeout: float | None = None, contract=None,
          max_position: int | None = None, positions: str = "all", properties=None,
-         serves: _Mapping | None = None, baseline=None) -> GateReport:
+         serves: _Mapping | None = None, baseline=None, shard=None, device=None) -> GateReport:
     """Runs the property suite and the fixtures of ``ropecheck gate`` on a Python RoPE kernel
 
         kernel(q, k, positions, params) -> (q_out, k_out)
@@ -256,22 +265,57 @@ def gate(kernel, dtypes=("float32",), pairings=("half", "adjacent"), profile: st
     outside, and the properties that need what it lacks are skipped with the reason.
     ``baseline`` (a saved gate JSON's path, or a GateReport) is ``--baseline``'s ratchet: a
     failure the baseline had too, by no more than 10% worst/bound, is a known failure; a new
-    failure or a growth beyond 10% is a failing ``baseline/…`` fixture row."""
+    failure or a growth beyond 10% is a failing ``baseline/…`` fixture row. ``shard=(i, n)`` runs
+    block i of n of every property's cases (``--shard I/N``; shard 0 also runs the fixtures).
+
+    ``serves={"position_streams": True}``: the kernel takes position streams (M-RoPE, 2-D vision):
+    positions ``[streams, tokens]`` (``[1, tokens]`` for a 1-D call) and ``params["pair_streams"]``
+    (int32 ``[rotary_dim/2]``, the stream each pair turns by); the stream properties run on it.
+    A ``ropecheck.torch`` adapter declares its own ``serves``, ``pairings`` and ``tensor_type``,
+    used where these are not given. It is the same run as ``ropecheck gate`` (core/gate_run.h).
+
+    ``device`` (with ``tensor_type="torch"``; a name such as ``"cuda"`` or a torch.device): the
+    kernel's tensors are made on that device and its outputs copied back to the host for judging,
+    so a kernel that runs only on a GPU is gated where it runs."""
+    # A ropecheck.torch adapter declares its pairings, tensor type and domain: the defaults.
+    declared = getattr(kernel, "ropecheck_declaration", None)
+    if pairings is None:
+        pairings = declared.pairings if declared is not None else ("half", "adjacent")
+    if tensor_type is None:
+        tensor_type = declared.tensor_type if declared is not None else "numpy"
+    if serves is None and declared is not None:
+        serves = declared.serves
     a = _core.gate_arguments(kernel, dtypes, pairings, profile, seed, mutants, tensor_type, name, timeout,
                              _core_of_contract(contract), max_position, positions, properties, serves,
-                             baseline._core if isinstance(baseline, GateReport) else baseline)
+                             baseline._core if isinstance(baseline, GateReport) else baseline, shard)
     options = "".join(f", {key}={a[key]!r}" for key, default in
                       (("max_position", 0), ("positions", "all"), ("properties", [])) if a[key] != default)
     if a["contract_name"] != "exact":
         options = f", contract={a['contract_name']!r}" + options
     if serves is not None:
         options += f", serves={dict(serves)!r}"
-    replay = (f"python: ropecheck.gate({a['name']}, dtypes={a['dtypes']!r}, pairings={a['pairings']!r}, "
-              f"profile={a['profile']!r}, seed={a['seed']}, tensor_type={a['tensor_type']!r}{options})")
-    adapter = _kernel_adapter(kernel, a["tensor_type"], a["name"], a["timeout"])
-    return GateReport(_core.gate(adapter, a["name"], a["description"], a["dtypes"], a["pairings"], a["profile"],
-                                 a["seed"], replay, a["mutants"], a["contract"], a["max_position"], a["positions"],
-                                 a["properties"], a["serves"], a["baseline"], a["baseline_name"]))
+    call = (f"ropecheck.gate({a['name']}, dtypes={a['dtypes']!r}, pairings={a['pairings']!r}, "
+            f"profile={a['profile']!r}, seed={a['seed']}, tensor_type={a['tensor_type']!r}{options})")
+    replay = _replay_command(call)
+    adapter = _kernel_adapter(kernel, a["tensor_type"], a["name"], a["timeout"], _kernel_device(device, a["tensor_type"]))
+    return GateReport(_core.gate(adapter, replay, a))
+
+
+def _replay_command(call: str) -> str:
+    """What a failure's replay line runs after its ``RC_PARAMS="…"`` prefix: in a pytest test,
+    the test (``pytest 'FILE::TEST'``, the file made absolute so the line runs from any
+    directory), with the gate call as a shell comment; elsewhere the call alone."""
+    import os
+    import shlex
+
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    if not current:
+        return f"python: {call}"
+    node = current.rsplit(" (", 1)[0]
+    file, _, rest = node.partition("::")
+    if os.path.exists(file):
+        file = os.path.abspath(file)
+    return f"pytest {shlex.quote(file + '::' + rest if rest else file)}  # {call}"
 
 
 def _core_of_contract(contract):

@@ -6,6 +6,11 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 import numpy as np
 
 __version__: str
+# numeric/dtype.h's catalog: the storage dtypes (gate's dtypes, audit's dtype), those given as
+# raw bits (uint16 bfloat16, uint8 fp8), and the 8-bit floats. A storage dtype is a str here.
+storage_dtypes: tuple[str, ...]
+raw_bits_dtypes: tuple[str, ...]
+float8_dtypes: tuple[str, ...]
 
 # Every bad argument or input: InputError, or one of its two subclasses.
 class InputError(ValueError): ...
@@ -74,7 +79,7 @@ def audit(
     positions: Any,
     y: Any,
     spec: SpecLike,
-    dtype: Literal["float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"] | None = None,
+    dtype: str | None = None,  # one of storage_dtypes
     tolerance: float | None = None,
     labels: Mapping[str, str] | None = None,
     output_scale: float = 1.0,
@@ -116,12 +121,12 @@ class GateReport:
 
 def gate(
     kernel: Kernel,
-    dtypes: Sequence[Literal["float32", "float16", "bfloat16"]] | str = ("float32",),
-    pairings: Sequence[Literal["half", "adjacent"]] | str = ("half", "adjacent"),
+    dtypes: Sequence[str] | str = ("float32",),  # storage_dtypes
+    pairings: Sequence[Literal["half", "adjacent"]] | str | None = None,
     profile: Literal["quick", "deep"] = "quick",
     seed: int | None = None,
     mutants: bool = False,
-    tensor_type: Literal["numpy", "torch"] = "numpy",
+    tensor_type: Literal["numpy", "torch"] | None = None,
     name: str | None = None,
     timeout: float | None = None,
     contract: str | os.PathLike[str] | bytes | Mapping[str, Any] | AuditReport | Sequence[AuditReport] | None = None,
@@ -130,4 +135,6 @@ def gate(
     properties: Sequence[str] | None = None,
     serves: Mapping[str, bool | int | None] | None = None,
     baseline: str | os.PathLike[str] | bytes | GateReport | None = None,
+    shard: tuple[int, int] | None = None,
+    device: Any = None,
 ) -> GateReport: ...

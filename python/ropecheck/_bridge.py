@@ -17,6 +17,7 @@ import signal
 import numpy as np
 
 from ._ropecheck import InputError
+from ._ropecheck import float8_dtypes as _FP8  # the C++ core's dtype catalog (numeric/dtype.h)
 
 _NUMPY_DTYPES = {
     np.dtype(np.float64): "float64",
@@ -35,9 +36,6 @@ def _torch():
 
 def is_torch_tensor(value) -> bool:
     return type(value).__module__.startswith("torch") and hasattr(value, "dtype") and hasattr(value, "device")
-
-
-_FP8 = ("float8_e4m3fn", "float8_e5m2")
 
 
 def _torch_fp8(torch) -> dict:
@@ -79,8 +77,8 @@ def raw_array(value, name: str, raw16: str | None = None):
         return array.view(np.uint16), raw16
     if array.dtype == np.dtype(np.uint8):
         if raw16 not in _FP8:
-            raise InputError(f"{name}: uint8 array: pass dtype=\"float8_e4m3fn\" or dtype=\"float8_e5m2\" "
-                             "to read it as fp8 bits")
+            choices = " or ".join(f"dtype=\"{n}\"" for n in _FP8)
+            raise InputError(f"{name}: uint8 array: pass {choices} to read it as fp8 bits")
         return array, raw16
     name_of = _NUMPY_DTYPES.get(array.dtype)
     if name_of is None:
@@ -166,9 +164,27 @@ def _limited(call, seconds: float, message):
         signal.signal(signal.SIGALRM, previous)
 
 
-def kernel_adapter(kernel, tensor_type: str, kernel_name: str, timeout: float | None = None):
+def kernel_device(device, tensor_type: str):
+    """gate(device=…): None (the CPU), or a torch device (its name or a torch.device) the kernel's
+    tensors are made on; only with tensor_type="torch". InputError (a FlagError) otherwise."""
+    from ._ropecheck import FlagError
+
+    if device is None:
+        return None
+    if tensor_type != "torch":
+        raise FlagError(f"device: needs tensor_type=\"torch\" {device!r} (NumPy arrays live on the CPU)")
+    torch = _torch()
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise FlagError(f"device: is not a torch device {device!r} ({' '.join(str(e).split())})") from None
+
+
+def kernel_adapter(kernel, tensor_type: str, kernel_name: str, timeout: float | None = None, device=None):
     """The callable the C++ bridge calls once per kernel call (python/python_kernel.h); `check`
-    is the gate's running check, named when a call exceeds `timeout` seconds."""
+    is the gate's running check, named when a call exceeds `timeout` seconds. With `device`
+    (kernel_device), q, k, positions and the params' tensors are made on it, and the outputs
+    copied back to the host for judging."""
 
     def adapter(q_bits, k_bits, positions, params, storage, check):
         if timeout is None:
@@ -184,6 +200,11 @@ def kernel_adapter(kernel, tensor_type: str, kernel_name: str, timeout: float | 
             torch = _torch()
             positions = torch.from_numpy(positions)
             params = dict(params, inv_freq=torch.from_numpy(params["inv_freq"]))
+            if "pair_streams" in params:
+                params["pair_streams"] = torch.from_numpy(params["pair_streams"])
+            if device is not None:
+                q, k, positions = q.to(device), k.to(device), positions.to(device)
+                params = {key: v.to(device) if is_torch_tensor(v) else v for key, v in params.items()}
         result = kernel(q, k, positions, params)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             raise TypeError(f"kernel {kernel_name}: must return (q_out, k_out), returned {type(result).__name__}")

@@ -1,16 +1,18 @@
 // Assembles an audit's inputs (audit_input.h).
-#include "cli/audit_input.h"
+#include "core/audit_input.h"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <stdexcept>
 #include <utility>
 
+#include "audit/config_neighbours.h"
 #include "audit/judgeable.h"
-#include "cli/flag_values.h"
+#include "core/flag_values.h"
 #include "io/io_error.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_paths& paths,
                                     const std::string& y_name, std::optional<dtype> judged,
@@ -42,13 +44,18 @@ audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_p
   if (output_scale != 1.0f && !is_float8(input.judged))
     throw bad_input("--output-scale",
                     fmt::format("applies to fp8 outputs only, Y is judged as {}", to_string(input.judged)),
-                    fmt::format("{}", output_scale), "pass --dtype float8_e4m3fn|float8_e5m2 for fp8 bits");
+                    fmt::format("{}", output_scale),
+                    "pass --dtype " + dtype_list_text(storage_dtypes_of_width<1>, "|", "|") + " for fp8 bits");
   input.output_scale = output_scale;
   input.spec_file = paths.spec;
+  // A config with one RoPE setup per layer type: the others, which the diagnosis tries as a
+  // config mistake (audit/config_neighbours.h). Python's specs in memory have no file to read.
+  if (!input.spec.layer_type.empty() && std::filesystem::is_regular_file(paths.spec))
+    input.other_layer_types = audit::other_layer_type_specs(paths.spec, input.spec.layer_type, paths.tower);
   input.x_file = paths.x;
   input.positions_file = paths.positions;
   input.y_file = y_name;
   return input;
 }
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

@@ -5,11 +5,11 @@
 
 #include <string_view>
 
-#include "cli/rope_inputs.h"
+#include "core/rope_inputs.h"
 #include "io/tensor.h"
 #include "numeric/dtype.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 // `form`: elementwise | complex | matrix (reference/rope_forms.h); `out`: float64 | float32.
 // Throws std::invalid_argument naming the form or dtype, io_error for a non-finite X element.
@@ -17,4 +17,4 @@ namespace ropecheck::cli {
 tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::string_view form,
                         dtype out, double output_scale = 1);
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 inline std::string shell_quote(std::string_view word) {
   const bool plain = !word.empty() && word.find_first_not_of(
@@ -26,4 +26,4 @@ inline std::string shell_command(const std::vector<std::string>& words) {
   return out;
 }
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

@@ -16,7 +16,7 @@
 #include "io/decimal_text.h"
 #include "io/io_error.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 using ropecheck::decimal_integer_flag;
 using ropecheck::decimal_number_flag;
@@ -49,4 +49,4 @@ inline float output_scale_value(std::string_view flag, double value) {
   return scale;
 }
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

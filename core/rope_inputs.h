@@ -18,11 +18,7 @@
 #include "numeric/dtype.h"
 #include "spec/rope_spec.h"
 
-namespace CLI {
-class App;
-}  // namespace CLI
-
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 struct rope_input_paths {
   std::string spec;
@@ -32,13 +28,9 @@ struct rope_input_paths {
   std::optional<std::string> positions_name;
   std::optional<dtype> raw16;                 // --dtype bfloat16/float8_*: raw bits are that dtype
   std::string layer_type;                     // --layer-type: which per-layer-type RoPE setup
-  std::optional<std::int64_t> layer;          // --layer INDEX (cli/decimal_options.h)
+  std::optional<std::int64_t> layer;          // --layer INDEX
   std::string tower = {};                     // --tower: text (default) or vision
 };
-
-// --spec (required), --layer-type, --layer and --tower: how each tensor-taking subcommand
-// reads its spec, declared once.
-void add_spec_options(CLI::App& cmd, rope_input_paths& inputs);
 
 // --spec, --x and --pos, as the inputs no output may overwrite (io/output_paths.h).
 inline std::vector<flagged_path> input_paths(const rope_input_paths& paths) {
@@ -88,4 +80,4 @@ rope_inputs make_rope_inputs(rope_spec spec, tensor x, const tensor& positions,
 // Throws io_error naming the first non-finite element as [b, t, h, d] (or [t, h, d]).
 void require_finite(const tensor& t, const std::string& file);
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

@@ -1,7 +1,8 @@
-// The gate on one kernel (cli/gate_kernel.h) never passes over nothing: a kernel with no dtype
-// or no pairing, a kernel name that would break a report, and a run that judged no case and
-// compared no fixture value are refused (bad_input), whatever front end asked.
-#include "cli/gate_kernel.h"
+// The gate's run (core/gate_run.h) on an in-process kernel, as the Python module gives one,
+// never passes over nothing: a kernel with no dtype or no pairing, a kernel name that would break
+// a report, and a run that judged no case and compared no fixture value are refused (bad_input),
+// whatever front end asked.
+#include "core/gate_run.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@
 #include "fast/kernels.h"
 #include "io/io_error.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 namespace {
 
 fast::kernel_info scalar() {
@@ -20,16 +21,17 @@ fast::kernel_info scalar() {
   return *k;
 }
 
-std::string refusal(const fast::kernel_info& kernel, const gate_kernel_settings& settings = {}) {
+std::string refusal(const fast::kernel_info& kernel, gate_options o = {}) {
+  o.in_process_kernels = {&kernel};
   try {
-    gate_kernel(kernel, settings);
+    run_gate_report(o);
   } catch (const bad_input& e) {
     return e.what();
   }
   return "no refusal";
 }
 
-TEST(GateKernel, RefusesAKernelWithNoDtypeOrNoPairing) {
+TEST(GateRun, RefusesAKernelWithNoDtypeOrNoPairing) {
   fast::kernel_info k = scalar();
   k.dtypes = {};
   EXPECT_EQ(refusal(k), "dtypes: is empty: the gate would check nothing '[]'");
@@ -38,7 +40,7 @@ TEST(GateKernel, RefusesAKernelWithNoDtypeOrNoPairing) {
   EXPECT_EQ(refusal(k), "pairings: is empty: the gate would check nothing '[]'");
 }
 
-TEST(GateKernel, RefusesNamesThatWouldBreakAReport) {
+TEST(GateRun, RefusesNamesThatWouldBreakAReport) {
   for (const std::string& name : std::vector<std::string>{"", "a\nb", "a|b", "`k`", std::string(129, 'k')}) {
     fast::kernel_info k = scalar();
     k.name = name;
@@ -47,7 +49,7 @@ TEST(GateKernel, RefusesNamesThatWouldBreakAReport) {
   EXPECT_NO_THROW(check_kernel_name("name", "rope.v2-fast_" + std::string(115, 'k')));
 }
 
-TEST(GateKernel, ARunThatCheckedNothingIsRefusedNotPassed) {
+TEST(GateRun, ARunThatCheckedNothingIsRefusedNotPassed) {
   // float16 only, half-split only: no fixture applies (they need float32 or adjacent), and
   // with every property skipped nothing at all is judged.
   static constexpr dtype float16_only[] = {dtype::float16};
@@ -55,11 +57,11 @@ TEST(GateKernel, ARunThatCheckedNothingIsRefusedNotPassed) {
   fast::kernel_info k = scalar();
   k.dtypes = float16_only;
   k.pairings = half_only;
-  gate_kernel_settings settings;
-  for (const std::string_view p : properties::kernel_property_names()) settings.skipped[std::string(p)] = "test";
-  EXPECT_TRUE(refusal(k, settings).starts_with("gate: judged no property case and compared no fixture value"))
-      << refusal(k, settings);
+  gate_options o;
+  for (const std::string_view p : properties::kernel_property_names()) o.in_process_skipped[std::string(p)] = "test";
+  const std::string why = refusal(k, o);
+  EXPECT_NE(why.find("judged no case and no fixture value"), std::string::npos) << why;
 }
 
 }  // namespace
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

@@ -17,7 +17,7 @@
 #include "bounds/accuracy_contracts.h"
 #include "fast/kernels.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 // `flag` names `contract` in refusals (Python's gate names its argument `contract`).
 bounds::accuracy_contract read_contract(const std::string& contract, const std::vector<std::string>& contract_from = {},
@@ -45,4 +45,4 @@ bounds::accuracy_contract contract_of_audit_json(const std::vector<audit_json>& 
 fast::kernel_domain run_domain(const bounds::accuracy_contract& contract, std::int64_t max_position,
                                std::string_view positions, std::string_view max_position_flag);
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

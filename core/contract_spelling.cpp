@@ -1,7 +1,7 @@
 // Reading a contract (contract_spelling.h). A stage a spelling or file does not give keeps the
 // correct kernel's choice (recipes::correct_kernel_recipe), as `exact` does; an audit's recipe
 // gives every stage, and one from an older ropecheck that lacks a stage is refused.
-#include "cli/contract_spelling.h"
+#include "core/contract_spelling.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "io/json_file.h"
 #include "recipes/recipe_catalog.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 namespace {
 
 using nlohmann::json;
@@ -270,4 +270,4 @@ fast::kernel_domain run_domain(const bounds::accuracy_contract& c, std::int64_t 
   return d;
 }
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

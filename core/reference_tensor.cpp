@@ -1,6 +1,6 @@
 // The reference over a whole tensor (reference_tensor.h): the CLI's and Python's checks of the
 // request, then reference::rope_tensor.
-#include "cli/reference_tensor.h"
+#include "core/reference_tensor.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include "io/io_error.h"
 #include "reference/rope_tensor.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::string_view form,
                         dtype out, double output_scale) {
@@ -44,4 +44,4 @@ tensor reference_tensor(const rope_inputs& in, std::string_view x_name, std::str
   return from_float64(y, in.x.shape, out);
 }
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,7 +19,7 @@
 #include "properties/kernel_properties.h"
 #include "reports/gate_report.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 struct gate_options {
   std::vector<std::string> kernels;           // --kernel (default: every candidate)
@@ -42,6 +45,31 @@ struct gate_options {
   // each call bounded in time; `never` runs them in process.
   abi::isolation isolation;
   std::string json_path;  // --json, named in the replay line of a kernel whose process ended
+  std::string cases_out;  // --cases-out DIR: each failure's judged cases (properties/case_files.h)
+
+  // What a caller gating in-process kernels (python/) gives instead of flags:
+  // - a contract or baseline it has already read (an AuditReport's recipe, a GateReport),
+  //   used instead of `contract` / `baseline` and named `contract_value->name` / `baseline_name`;
+  const bounds::accuracy_contract* contract_value = nullptr;
+  const reports::gate_report* baseline_report = nullptr;
+  std::string baseline_name;
+  // - the properties its kernels are not held to (property → why: its bridge does what the
+  //   property checks), reported skipped with the reason;
+  std::map<std::string, std::string> in_process_skipped;
+  // - the replay line of its kernels' failures (empty: a `ropecheck gate` line);
+  std::string in_process_replay;
+  // - a hook called before each property × dtype ("property/dtype"), each kernel's fixtures
+  //   ("fixtures") and each mutant; it may throw to end the run (Ctrl-C, a kernel that raised).
+  // With mutants, each mutant faces the checks the first in-process kernel faced (its dtypes,
+  // pairings, declared domain, skipped properties): one those checks cannot see is reported
+  // not applicable, with the reason, rather than as a survivor.
+  std::function<void(std::string_view check)> before_check;
+};
+
+// A run's report, and the mutants that were not applicable to the in-process kernel (name, why).
+struct gate_run_outcome {
+  reports::gate_report report;
+  std::vector<std::pair<std::string, std::string>> mutants_not_applicable;
 };
 
 // The bound every fixture output is held to: bounds::output_bound for the attention factor A
@@ -73,5 +101,12 @@ reports::property_outcome property_outcome_of(const properties::property_result&
 // stderr. Throws bad_input, io_error or std::runtime_error (exit 2) for bad input, before
 // running anything.
 reports::gate_report run_gate_report(const gate_options& options);
+// The same run, with what an in-process caller also reports.
+gate_run_outcome run_gate_outcome(const gate_options& options);
 
-}  // namespace ropecheck::cli
+// A kernel name as the C ABI allows one (abi::is_valid_kernel_name), else bad_input naming
+// `flag`: in-process (Python) kernels are held to the rule library kernels are.
+using abi::max_kernel_name_length;
+void check_kernel_name(std::string_view flag, std::string_view name);
+
+}  // namespace ropecheck::core

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "audit/audit.h"
-#include "cli/rope_inputs.h"
+#include "core/rope_inputs.h"
 #include "io/tensor.h"
 #include "numeric/dtype.h"
 
-namespace ropecheck::cli {
+namespace ropecheck::core {
 
 // Throws io_error when Y's shape is not X's or Y is not floating, std::invalid_argument for a
 // tolerance that is not a positive number of units. `paths` and `y_name` name the inputs in
@@ -20,4 +20,4 @@ audit::audit_input make_audit_input(rope_inputs in, tensor y, const rope_input_p
                                     const std::string& y_name, std::optional<dtype> judged,
                                     std::optional<double> tolerance, float output_scale = 1.0f);
 
-}  // namespace ropecheck::cli
+}  // namespace ropecheck::core
