@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bounds/accuracy_contracts.h"
 #include "io/tensor.h"
 #include "numeric/dtype.h"
 #include "reports/audit_report.h"
@@ -33,6 +34,9 @@ struct audit_input {
   std::vector<std::int64_t> stream_positions;
   dtype judged = dtype::float32;        // the output dtype y is judged as
   std::optional<double> tolerance_units;  // override: units of 2^-24 × pair norm
+  // --contract: the recipe whose derived error is allowed on top of a correct kernel's bound
+  // (bounds/accuracy_contracts.h, as the gate's); none: exact. Not with tolerance_units.
+  std::optional<bounds::accuracy_contract> contract;
   // fp8 written with a per-call output scale σ (fast/rope_call.h): y holds round(y_exact / σ),
   // judged against sat(y_exact / σ) within bounds::scaled_output_bound's terms (§19).
   float output_scale = 1.0f;

@@ -45,7 +45,7 @@ explanation diagnosis_context::explain(const alternative_rotation& alternative, 
                                                  : bounds::contract_output_extra(*recipe, in.judged, norm, mj, theta[j], j,
                                                                                  rule.scale.factor) /
                                                        stored_scale;
-        if (err <= stored_rule.allowed(norm, mj, theta[j], v.y[c]) + widened) ++within;
+        if (err <= stored_rule.allowed(norm, mj, theta[j], j, v.y[c]) + widened) ++within;
         if (norm > 0) worst = std::max(worst, err * stored_scale / norm / unit);  // unscaled units
       }
     }
@@ -641,7 +641,7 @@ std::optional<reports::finding> detect_pair_tail(const diagnosis_context& c) {
         const double err = std::fabs(v.y[k] - bounds::saturated_exact(c.in.judged, v.ref[k] / c.in.output_scale));
         ++total[static_cast<std::size_t>(j)];
         within[static_cast<std::size_t>(j)] +=
-            err <= c.rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], c.theta[j], v.y[k]);
+            err <= c.rule.allowed(norm, m[static_cast<std::size_t>(stream[j])], c.theta[j], j, v.y[k]);
       }
     }
   }

@@ -160,13 +160,13 @@ forensics_result refit_under(const audit_input& in, const sample& sampled, const
   corrected.tokens_per_sequence = in.tokens_per_sequence;
   corrected.judged = in.judged;
   corrected.tolerance_units = in.tolerance_units;
+  corrected.contract = in.contract;
   corrected.output_scale = in.output_scale;
   const reference::double_tier tier(spec, c.sampled_positions());
   sample resampled = sampled;
   for (sampled_vector& v : resampled.vectors) diagnosis_context::rotate_at(tier, v, c.positions_of(v), v.ref);
   const diagnosis_context under{corrected, resampled,
-                                tolerance_rule{in.tolerance_units, in.judged,
-                                               bounds::attention_scale_for(tier.attention_factor()), in.output_scale},
+                                tolerance_of(in, tier),
                                 std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
                                 nullptr, std::nullopt};
   return attribute(under, tier);
@@ -192,8 +192,7 @@ void diagnose(const audit_input& in, const reference::double_tier& tier, const s
                     0, ""});
   diagnose_context(in, data);
   diagnosis_context c{in, sampled,
-                      tolerance_rule{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor()),
-                                     in.output_scale},
+                      tolerance_of(in, tier),
                       std::vector<double>(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
                       nullptr, std::nullopt};
   // The recipe fit (forensics.h) replays each recipe's roundings at each pair's stream position.

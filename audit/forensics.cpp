@@ -51,7 +51,7 @@ class recomputation {
           const double err = std::fabs(v.y[k] - bounds::saturated_exact(c.in.judged, v.ref[k] / c.in.output_scale));
           const std::int64_t mj = m[static_cast<std::size_t>(stream[j])];
           beyond_[first + static_cast<std::size_t>(k)] =
-              !(err <= c.rule.allowed(norm, mj, c.theta[static_cast<std::size_t>(j)], v.y[k]));
+              !(err <= c.rule.allowed(norm, mj, c.theta[static_cast<std::size_t>(j)], j, v.y[k]));
         }
       }
     }

@@ -66,8 +66,7 @@ class judging_loop {
         d_(in.spec.head_dim),
         rotary_(in.spec.rotary_dim),
         rows_(static_cast<std::int64_t>(in.positions.size())),
-        rule_{in.tolerance_units, in.judged, bounds::attention_scale_for(tier.attention_factor()),
-              in.output_scale},
+        rule_(tolerance_of(in, tier)),
         attention_(tier.attention_factor()),
         theta_(tier.inverse_frequencies().begin(), tier.inverse_frequencies().end()),
         profile_(rotary_ / 2),
@@ -179,6 +178,10 @@ class judging_loop {
         ((in_.tolerance_units ? *in_.tolerance_units * unit : widest) + tolerance_rule::oracle_coefficient) *
         attention_ / unit;
     r.tolerance.derived = !in_.tolerance_units.has_value();
+    if (in_.contract && !in_.contract->is_exact()) {
+      r.tolerance.contract = in_.contract->name;
+      r.tolerance.contract_derivation = bounds::contract_derivation(*in_.contract);
+    }
     r.tolerance.absolute = rule_.floor();
     r.tolerance.oracle_units = tolerance_rule::oracle_coefficient / unit;
     r.tolerance.store_half_spacing = in_.judged != dtype::float32;
@@ -258,7 +261,7 @@ class judging_loop {
       }
       for (int j = 0; j < pairs; ++j) {
         const std::int64_t mj = streams_ == 1 ? m : w.stream_m[static_cast<std::size_t>(tier_.pair_stream(j))];
-        rs.coefficient[j] = rule_.coefficient(mj, theta_[j]);
+        rs.coefficient[j] = rule_.coefficient(mj, theta_[j], j);
         out.widest = std::max(out.widest, rs.coefficient[j]);
       }
       std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);

@@ -142,13 +142,20 @@ inline recipes::extra_terms contract_terms(const accuracy_contract& c, dtype sto
 }
 
 // The extra on one output of a pair of input norm `pair_norm` with attention factor A.
+// Its part per unit of A·‖pair‖ at position m (the rest is t.absolute), from terms `t` that
+// contract_terms gave for this θ_j and A: what the audit adds to its per-pair coefficient.
+inline double contract_output_coefficient(const recipes::extra_terms& t, std::int64_t position, double theta,
+                                          int pair) {
+  const double angle = std::fabs(static_cast<double>(position)) * theta;
+  const double angle_part = std::min(2.0, 0x1p-24 * (t.angle + t.angle_per_pair * pair) * angle);
+  return angle_part + 0x1p-24 * t.constant;
+}
+
 inline double contract_output_extra(const accuracy_contract& c, dtype storage, double pair_norm,
                                     std::int64_t position, double theta, int pair, double a) {
   if (c.is_exact()) return 0;
   const recipes::extra_terms t = contract_terms(c, storage, theta, a);
-  const double angle = std::fabs(static_cast<double>(position)) * theta;
-  const double angle_part = std::min(2.0, 0x1p-24 * (t.angle + t.angle_per_pair * pair) * angle);
-  return (angle_part + 0x1p-24 * t.constant) * a * pair_norm + t.absolute;
+  return contract_output_coefficient(t, position, theta, pair) * a * pair_norm + t.absolute;
 }
 
 // The same for the pair as a vector (norm, score and round-trip bounds).

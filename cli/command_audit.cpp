@@ -1,5 +1,5 @@
 // ropecheck audit --spec SPEC.json --x X.npy --pos POS.npy --y Y.npy
-//                 [--dtype STORAGE_DTYPE] [--tolerance UNITS]
+//                 [--dtype STORAGE_DTYPE] [--tolerance UNITS | --contract C | --contract-from A.json]
 //                 [--output-scale S]
 //                 [--x-name N] [--y-name N] [--pos-name N] [REPORT FLAGS]
 // Checks a third-party RoPE output against the reference. Exit 0 within tolerance, 1 not,
@@ -10,9 +10,11 @@
 #include <chrono>
 #include <cstdio>
 
+#include <optional>
+
 #include "audit/audit.h"
 #include "core/audit_input.h"
-#include <optional>
+#include "core/contract_spelling.h"
 
 #include "cli/commands.h"
 #include "cli/spec_options.h"
@@ -32,6 +34,8 @@ struct audit_options {
   std::optional<std::string> y_name;
   std::string dtype_name;
   std::optional<double> tolerance;
+  std::string contract;                    // --contract NAME|'STAGE=CHOICE,…'|FILE.json
+  std::vector<std::string> contract_from;  // --contract-from AUDIT.json (one per dtype)
   std::optional<float> output_scale;  // --output-scale S: Y holds fp8 round(y / S)
   int threads = 0;                     // --threads N: judging loop threads (0: every core)
   reports::report_paths paths;
@@ -63,7 +67,14 @@ class progress_meter {
 int run_audit_command(audit_options o) {
   std::vector<flagged_path> inputs = input_paths(o.inputs);
   inputs.push_back({"--y", o.y});
+  for (const auto& audit : o.contract_from) inputs.push_back({"--contract-from", audit});
   check_report_outputs(o.paths, inputs);
+  const bool contracted = !o.contract.empty() || !o.contract_from.empty();
+  if (contracted && o.tolerance)
+    throw bad_input("--tolerance", "is not allowed with --contract or --contract-from: the contract sets the tolerance",
+                    fmt::format("{}", *o.tolerance));
+  std::optional<bounds::accuracy_contract> contract;
+  if (contracted) contract = read_contract(o.contract.empty() ? "exact" : o.contract, o.contract_from);
   std::optional<dtype> judged;
   if (!o.dtype_name.empty()) {
     judged = parse_dtype(o.dtype_name);
@@ -75,6 +86,7 @@ int run_audit_command(audit_options o) {
       make_audit_input(std::move(in), std::move(y), o.inputs, o.y, judged, o.tolerance,
                        o.output_scale.value_or(1.0f));
   input.threads = o.threads;
+  input.contract = std::move(contract);
   progress_meter meter;
   reports::audit_report report = audit::run_audit(input, std::ref(meter));
   report.tool_version = ROPECHECK_VERSION;
@@ -104,6 +116,12 @@ void add_audit_command(CLI::App& app, int& exit_status) {
   add_positive_number_option(*cmd, "--tolerance", o->tolerance,
                   "allowed error in units of 2^-24 × pair norm (default: the derived bound of a "
                   "correct kernel, 2.5 units plus the output dtype's half spacing)");
+  cmd->add_option("--contract", o->contract,
+                  "judge Y against a correct kernel's bound widened by this contract's recipe, as the gate "
+                  "does: a name, 'STAGE=CHOICE,…' or a FILE.json (docs/cli.md, accuracy contracts)");
+  cmd->add_option("--contract-from", o->contract_from,
+                  "the recipe an audit of the kernel's own output found (its --json), one per dtype; "
+                  "repeatable");
   cmd->add_option("--x-name", o->inputs.x_name, "tensor name of X in a .safetensors file");
   cmd->add_option("--y-name", o->y_name, "tensor name of Y in a .safetensors file");
   cmd->add_option("--pos-name", o->inputs.positions_name, "tensor name of the positions");

@@ -152,5 +152,30 @@ TEST_F(ContractRecipes, AFileGivesTheRecipePerDtype) {
   EXPECT_EQ(report("r.json")["contract"]["name"], "float32: angle=float32,trig=float32,trig_cache=float16,arithmetic=float32");
 }
 
+// The audit takes the gate's contracts: a dump of the float32-cache build is red under the
+// exact bound and green under its recipe, spelled or from its own audit; the float16 build's dump
+// (the regression) is red under that same recipe; --tolerance with a contract is exit 2.
+TEST_F(ContractRecipes, TheAuditJudgesADumpUnderAContract) {
+  dump(cache32);
+  const std::string audit = "audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                            path("pos.npy") + " --y " + path("y.npy");
+  const auto exact = run(audit + " --json " + path("exact.json"));
+  EXPECT_EQ(exact.exit_code, 1) << exact.output;
+  EXPECT_TRUE(report("exact.json")["tolerance_terms"]["contract"].is_null());
+  const auto spelled = run(audit + " --contract " + recipe32 + " --json " + path("spelled.json"));
+  EXPECT_EQ(spelled.exit_code, 0) << spelled.output;
+  EXPECT_EQ(report("spelled.json")["tolerance_terms"]["contract"], "angle=float32,trig=float32,arithmetic=float32");
+  EXPECT_NE(spelled.output.find("widened by the contract"), std::string::npos) << spelled.output;
+  const auto own = run(audit + " --contract-from " + path("exact.json"));
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+
+  dump(cache16);
+  const auto regressed = run(audit + " --contract " + recipe32);
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.output;
+  const auto both = run(audit + " --contract " + recipe32 + " --tolerance 3");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("--tolerance: is not allowed with --contract"), std::string::npos) << both.output;
+}
+
 }  // namespace
 }  // namespace ropecheck

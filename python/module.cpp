@@ -476,11 +476,20 @@ PYBIND11_MODULE(_ropecheck, m) {
   m.def("audit", [](py::handle spec_argument, const py::array& x, const std::string& x_dtype,
                     const py::array& positions, const std::string& positions_dtype,
                     const py::array& y, const std::string& y_dtype, py::handle judged,
-                    py::handle tolerance_argument, py::handle labels_argument_, py::handle output_scale) {
+                    py::handle tolerance_argument, py::handle labels_argument_, py::handle output_scale,
+                    py::handle contract_value) {
     const py::object spec_object = load_spec(spec_argument);
     const rope_spec spec = spec_object.cast<rope_spec>();
     const float scale = python::output_scale_argument(output_scale, "output_scale");
     const std::optional<double> tolerance = python::tolerance_argument(tolerance_argument, "tolerance");
+    // contract= as gate() takes it (`ropecheck audit --contract`); not with tolerance=.
+    std::optional<bounds::accuracy_contract> contract;
+    if (!contract_value.is_none()) {
+      if (tolerance)
+        throw bad_input("tolerance", "is not allowed with contract=: the contract sets the tolerance",
+                        fmt::format("{}", *tolerance));
+      contract = contract_argument(contract_value);
+    }
     const auto labels = labels_argument(labels_argument_);
     const auto names = input_names(spec, labels);
     const std::string y_name = labels.count("y") != 0 ? labels.at("y") : "y";
@@ -496,7 +505,9 @@ PYBIND11_MODULE(_ropecheck, m) {
     core::rope_inputs in = core::make_rope_inputs(spec, std::move(xt), pt, names);
     const audit::audit_input input =
         core::make_audit_input(std::move(in), std::move(yt), names, y_name, judged_type, tolerance, scale);
-    result.report = audit::run_audit(input, [](std::int64_t, std::int64_t) { check_signals(); });
+    audit::audit_input contracted = input;
+    contracted.contract = std::move(contract);
+    result.report = audit::run_audit(contracted, [](std::int64_t, std::int64_t) { check_signals(); });
     result.report.tool_version = ROPECHECK_VERSION;
     return result;
   });

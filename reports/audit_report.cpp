@@ -213,7 +213,9 @@ json to_json(const audit_report& r) {
            {{"relative", r.tolerance.derived ? "derived_bound" : "tolerance_units"},
             {"absolute", r.tolerance.absolute},
             {"oracle_units", r.tolerance.oracle_units},
-            {"store_half_spacing", r.tolerance.store_half_spacing}}},
+            {"store_half_spacing", r.tolerance.store_half_spacing},
+            {"contract", r.tolerance.contract.empty() ? json(nullptr) : json(r.tolerance.contract)},
+            {"contract_derivation", r.tolerance.contract_derivation}}},
           {"outputs", r.outputs},
           {"outputs_beyond_tolerance", r.outputs_beyond_tolerance},
           {"max_abs_error", r.max_abs_error},
@@ -298,6 +300,10 @@ audit_report audit_report_from_json(const json& j) {
     r.tolerance.absolute = field<double>(t, "absolute", "tolerance_terms");
     r.tolerance.oracle_units = field<double>(t, "oracle_units", "tolerance_terms");
     r.tolerance.store_half_spacing = field<bool>(t, "store_half_spacing", "tolerance_terms");
+    if (t.contains("contract") && !t["contract"].is_null()) {
+      r.tolerance.contract = field<std::string>(t, "contract", "tolerance_terms");
+      r.tolerance.contract_derivation = field<std::string>(t, "contract_derivation", "tolerance_terms");
+    }
   }
   const json& bp = detail::array_field(j, "by_position", at);
   for (std::size_t i = 0; i < bp.size(); ++i) r.by_position.push_back(bucket_from(bp[i], fmt::format("by_position[{}]", i)));
@@ -356,6 +362,8 @@ std::string tolerance_formula(const audit_report& r) {
   out += ")";
   if (r.tolerance.absolute > 0) out += fmt::format(" + {:.4g} absolute (float32 underflow)", r.tolerance.absolute);
   if (r.tolerance.store_half_spacing) out += fmt::format(" + half the {} spacing at the output", r.dtype);
+  if (!r.tolerance.contract.empty())
+    out += fmt::format("; widened by the contract '{}': {}", r.tolerance.contract, r.tolerance.contract_derivation);
   return out;
 }
 

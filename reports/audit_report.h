@@ -30,6 +30,10 @@ struct tolerance_terms {
   double absolute = 0;               // per output: float32 underflow (2^-149), 0 with --tolerance
   double oracle_units = 0;           // the double tier's own error
   bool store_half_spacing = false;   // 16-bit judged dtypes: the final rounding
+  // --contract: the recipe whose derived error widens the bound (empty: exact), and how
+  // (bounds::contract_derivation).
+  std::string contract;
+  std::string contract_derivation;
 };
 
 // Errors in one position bucket ([2^k, 2^(k+1)) of |position|, or exactly 0) or frequency.

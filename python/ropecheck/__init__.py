@@ -137,19 +137,23 @@ class AuditReport(_Report):
 
 
 def audit(x, positions, y, spec, dtype: str | None = None, tolerance: float | None = None,
-          labels: _Mapping[str, str] | None = None, output_scale: float = 1.0) -> AuditReport:
+          labels: _Mapping[str, str] | None = None, output_scale: float = 1.0, contract=None) -> AuditReport:
     """Judges a third-party RoPE output ``y`` of input ``x`` against the reference's double tier,
     as ``ropecheck audit`` does (same figures, same diagnosis). ``dtype`` judges y as float32,
     float16, bfloat16, float8_e4m3fn or float8_e5m2 (default: y's; fp8 given as uint8 NumPy
     arrays of the bits needs it, a torch fp8 tensor names itself); ``tolerance`` in units of 2^-24 × pair norm.
     ``labels`` names the inputs in messages and the report (keys spec, x, positions, y).
     ``output_scale`` S (``--output-scale``): fp8 ``y`` written as round(y_exact / S), judged and
-    diagnosed so, and recorded as the report's ``output_scale``; a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8."""
+    diagnosed so, and recorded as the report's ``output_scale``; a FlagError (ValueError) unless S > 0, finite in float32, and y is judged as fp8.
+    ``contract`` (as ``gate()`` takes it: a name, a ``"STAGE=CHOICE,…"`` recipe, a path, a dict or
+    AuditReports) judges y against a correct kernel's bound widened by that recipe's derived
+    error, as ``ropecheck audit --contract`` does; not with ``tolerance``."""
     raw16 = dtype if isinstance(dtype, str) and dtype in _core.raw_bits_dtypes else None
     xa, xd = _raw_array(x, "x", raw16)
     pa, pd = _raw_array(positions, "positions")
     ya, yd = _raw_array(y, "y", raw16)
-    return AuditReport(_core.audit(spec, xa, xd, pa, pd, ya, yd, dtype, tolerance, labels, output_scale))
+    return AuditReport(_core.audit(spec, xa, xd, pa, pd, ya, yd, dtype, tolerance, labels, output_scale,
+                                   _core_of_contract(contract)))
 
 
 @_dataclass(frozen=True)

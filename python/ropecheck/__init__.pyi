@@ -83,6 +83,7 @@ def audit(
     tolerance: float | None = None,
     labels: Mapping[str, str] | None = None,
     output_scale: float = 1.0,
+    contract: str | os.PathLike[str] | bytes | Mapping[str, Any] | AuditReport | Sequence[AuditReport] | None = None,
 ) -> AuditReport: ...
 
 @dataclass(frozen=True)

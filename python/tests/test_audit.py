@@ -145,3 +145,30 @@ def test_fp8_output_scale_keyword_judges_round_of_y_over_scale():
             ropecheck.audit(x, positions, y, SPEC, dtype="float8_e4m3fn", output_scale=bad)
     with pytest.raises(ValueError, match="fp8"):
         ropecheck.audit(x, positions, exact.astype(np.float32), SPEC, output_scale=2.0)
+
+
+def test_audit_takes_a_contract_as_the_gate_does():
+    """audit(contract=): the dump is held to the recipe's per-output bound — green for the float32
+    recipe it follows, by name and by its own audit's recipe, red for a 16-bit cache under that
+    same contract — and a contract with tolerance= is refused."""
+    x, positions = case()
+    positions = positions * 64  # to ~1.6e6: float32 angles are far past the exact bound
+    y = float32_angle_rope(x, positions)
+    exact = ropecheck.audit(x, positions, y, SPEC)
+    assert not exact.passed
+    assert exact.to_dict()["tolerance_terms"]["contract"] is None
+    named = ropecheck.audit(x, positions, y, SPEC, contract="float32_angles")
+    assert named.passed, named.render_terminal()
+    assert named.to_dict()["tolerance_terms"]["contract"] == "float32_angles"
+    assert ropecheck.audit(x, positions, y, SPEC, contract=exact).passed
+    # The regression: cos/sin kept in float16 where the kernel kept them in float32.
+    d = x.shape[-1]
+    inv = (1.0 / 10000.0 ** (np.arange(0, d, 2, dtype=np.float64) / d)).astype(np.float32)
+    angle = positions.astype(np.float32)[:, None] * inv[None, :]
+    cos = np.cos(angle).astype(np.float16).astype(np.float32)[:, None, :]
+    sin = np.sin(angle).astype(np.float16).astype(np.float32)[:, None, :]
+    a, b = x[..., : d // 2], x[..., d // 2 :]
+    regressed = np.concatenate((a * cos - b * sin, b * cos + a * sin), axis=-1).astype(np.float32)
+    assert not ropecheck.audit(x, positions, regressed, SPEC, contract="float32_angles").passed
+    with pytest.raises(ValueError, match="tolerance: is not allowed with contract="):
+        ropecheck.audit(x, positions, y, SPEC, contract="float32_angles", tolerance=3)
