@@ -521,7 +521,7 @@ std::optional<reports::finding> detect_config_mismatch(const diagnosis_context& 
     diagnosis_context under = c;
     under.theta.assign(tier->inverse_frequencies().begin(), tier->inverse_frequencies().end());
     under.theta.resize(c.theta.size());
-    under.rule.scale = bounds::attention_scale_for(tier->attention_factor());
+    under.rule = tolerance_of(c.in, *tier);  // the neighbour's A, and a contract's terms at its θ_j
     const auto e = under.explain([&](const sampled_vector& v, std::span<double> ref) {
       diagnosis_context::rotate_at(*tier, v, c.positions_of(v), ref);
     });

@@ -42,6 +42,12 @@ void check_tolerance_could_fail(const audit_input& in, std::int64_t vacuous_outp
       vacuous_outputs, to_string(in.judged));
   if (in.output_scale != 1.0f) throw bad_input("output_scale", problem, fmt::format("{}", in.output_scale));
   if (in.tolerance_units) throw bad_input("tolerance", problem, fmt::format("{}", *in.tolerance_units));
+  if (in.contract && !in.contract->is_exact())
+    throw bad_input("--contract",
+                    fmt::format("allows {} outputs an error as large as their pair's norm (its angle term at these "
+                                "|m|·θ_j), so a zero output would pass: nothing would be judged there",
+                                vacuous_outputs),
+                    in.contract->name, "audit the positions where the recipe's error is below the pair's norm");
   throw io_error(in.spec_file, "rope_scaling", problem, std::string(to_string(type_of(in.spec.scaling))));
 }
 

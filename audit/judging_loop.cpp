@@ -263,6 +263,11 @@ class judging_loop {
         const std::int64_t mj = streams_ == 1 ? m : w.stream_m[static_cast<std::size_t>(tier_.pair_stream(j))];
         rs.coefficient[j] = rule_.coefficient(mj, theta_[j], j);
         out.widest = std::max(out.widest, rs.coefficient[j]);
+        // A contract's angle term can reach the pair's own norm (its cap, 2, past |m|·θ_j ≈ 2^22
+        // with float32 angles): then a zero output passes, and the pair's two outputs of every
+        // head are judged by nothing.
+        if (rule_.units || rs.coefficient[j] < 1) continue;
+        out.vacuous += 2 * in_.heads;
       }
       std::fill(rs.max_rel.begin(), rs.max_rel.end(), 0.0);
       rs.vectors = 0;

@@ -6,6 +6,7 @@
 // recipe, under which the float16 build — the regression — is red. Bad spellings are exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -175,6 +176,26 @@ TEST_F(ContractRecipes, TheAuditJudgesADumpUnderAContract) {
   const auto both = run(audit + " --contract " + recipe32 + " --tolerance 3");
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("--tolerance: is not allowed with --contract"), std::string::npos) << both.output;
+}
+
+// Nothing passes vacuously: where a contract's recipe allows an error as large as the pair itself
+// (bfloat16 positions at m ≈ 1000 move the angle by a radian or more), a zero output would pass,
+// so the audit refuses (exit 2, one line naming --contract) rather than passing it.
+TEST_F(ContractRecipes, AnAuditWhoseContractJudgesNothingIsRefused) {
+  constexpr std::int64_t tokens = 64;
+  std::vector<double> x(tokens * 2, 1.0), y(tokens * 2, 0.0), p;
+  for (std::int64_t t = 0; t < tokens; ++t) p.push_back(static_cast<double>(1000 + t));
+  write_npy(path("x.npy"), from_float64(x, {tokens, 1, 2}, dtype::float32));
+  write_npy(path("y.npy"), from_float64(y, {tokens, 1, 2}, dtype::float32));
+  write_npy(path("pos.npy"), from_float64(p, {tokens}, dtype::int64));
+  write_text("spec.json", R"({"head_dim": 2})");
+  const std::string audit = "audit --spec " + path("spec.json") + " --x " + path("x.npy") + " --pos " +
+                            path("pos.npy") + " --y " + path("y.npy");
+  EXPECT_EQ(run(audit).exit_code, 1);
+  const auto refused = run(audit + " --contract positions=bfloat16");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--contract: allows"), std::string::npos) << refused.output;
+  EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused.output;
 }
 
 }  // namespace

@@ -49,13 +49,16 @@ function(ropecheck_add_pytest name)
   if(NOT ARG_COST)
     set(ARG_COST 0)
   endif()
-  # -p no:cacheprovider: pytest writes no .pytest_cache into the source tree.
+  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/pytest-tmp)  # --basetemp's parent must exist
+  # -p no:cacheprovider: pytest writes no .pytest_cache into the source tree; --basetemp and
+  # ROPECHECK_REPORT_DIR keep its temporary files and failing gates' reports in the build tree.
   add_test(NAME ${name}
-           COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider ${ARG_FILE}
+           COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider
+                   --basetemp=${PROJECT_BINARY_DIR}/pytest-tmp/${name} ${ARG_FILE}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(${name} PROPERTIES
     LABELS "python;${ARG_LABELS}"
     TIMEOUT ${ARG_TIMEOUT}
     COST ${ARG_COST}
-    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;ROPECHECK_EXE=$<TARGET_FILE:ropecheck>;PYTHONDONTWRITEBYTECODE=1")
+    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;ROPECHECK_EXE=$<TARGET_FILE:ropecheck>;PYTHONDONTWRITEBYTECODE=1;ROPECHECK_REPORT_DIR=${PROJECT_BINARY_DIR}/pytest-reports/${name}")
 endfunction()

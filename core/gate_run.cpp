@@ -322,7 +322,10 @@ std::variant<reports::mutant_outcome, std::string> run_mutant_like(const mutants
   if (!outcome.killed && !(restricted.domain == fast::kernel_domain{})) {
     fast::kernel_info unrestricted = restricted;
     unrestricted.domain = {};
-    const reports::mutant_outcome wide = run_mutant(m, o, checks, bound, &unrestricted, o.in_process_skipped);
+    gate_options evidence_only = o;  // its case files stay the declared domain's (--cases-out)
+    evidence_only.cases_out.clear();
+    const reports::mutant_outcome wide =
+        run_mutant(m, evidence_only, checks, bound, &unrestricted, o.in_process_skipped);
     if (wide.killed)
       return "its defect is outside the kernel's declared domain (killed by " + wide.killed_by.front() +
              " over every call)";

@@ -5,11 +5,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <tuple>
 
 #include "io/io_error.h"
+#include "numeric/storage_element.h"
 #include "properties/kernel_cases.h"
 
 namespace ropecheck::properties {
@@ -141,8 +143,11 @@ judged_case read_judged_case(const json& j, const std::string& file, std::string
   const json& positions = r.member(j, "positions", "");
   if (!positions.is_array() || positions.empty()) r.refuse("positions", "is not a non-empty array", positions);
   for (std::size_t t = 0; t < positions.size(); ++t) {
-    if (!positions[t].is_number_integer())
-      r.refuse("positions[" + std::to_string(t) + "]", "is not an integer", positions[t]);
+    // An unsigned integer past 2^63 − 1 would wrap to a negative position.
+    if (!positions[t].is_number_integer() ||
+        (positions[t].is_number_unsigned() &&
+         positions[t].get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))
+      r.refuse("positions[" + std::to_string(t) + "]", "is not an integer in [-2^63, 2^63 − 1]", positions[t]);
     c.positions.push_back(positions[t].get<std::int64_t>());
   }
   const auto tokens = static_cast<std::int64_t>(c.positions.size());
@@ -154,6 +159,12 @@ judged_case read_judged_case(const json& j, const std::string& file, std::string
     if (std::ssize(*values) != tokens * *heads * c.head_dim)
       r.refuse(std::string(key) + ".values", "does not hold tokens × heads × head_dim values",
                json(values->size()));
+    // The call holds storage values: one the dtype cannot hold exactly would be rounded into
+    // another call than the one the file records.
+    for (std::size_t i = 0; i < values->size(); ++i)
+      if (!(round_to_storage(c.storage, (*values)[i]) == (*values)[i]))
+        r.refuse(std::string(key) + ".values[" + std::to_string(i) + "]",
+                 "is not a value of the case's storage dtype", json((*values)[i]));
   }
   c.bound_source = r.text(j, "bound");
   const json& outputs = r.member(j, "outputs", "");

@@ -9,6 +9,8 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -27,12 +29,19 @@ class cmake_build_ext(build_ext):
             generator = ["-G", "Ninja"] if shutil.which("ninja") else []
             subprocess.run(["cmake", "-S", str(SOURCE), "-B", str(build), *generator,
                             "-DCMAKE_BUILD_TYPE=Release", "-DROPECHECK_BUILD_TESTS=OFF",
-                            "-DROPECHECK_BUILD_BENCHMARKS=OFF", "-DROPECHECK_PYTHON=ON"], check=True)
+                            "-DROPECHECK_BUILD_BENCHMARKS=OFF", "-DROPECHECK_PYTHON=ON",
+                            # the interpreter pip runs, not the first python3 on PATH
+                            f"-DPython_EXECUTABLE={sys.executable}"], check=True)
             subprocess.run(["cmake", "--build", str(build), "--target", "_ropecheck", "--parallel"], check=True)
             found = glob.glob(str(build / "python" / "ropecheck" / "_ropecheck*.so"))
             if not found:
                 raise RuntimeError(f"the CMake build made no _ropecheck module under {build}/python/ropecheck")
             built = found[0]
+        # A module built for another interpreter would install under this one's name and fail
+        # to import: refuse it here.
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        if not built.endswith(suffix):
+            raise RuntimeError(f"{built} is not a module for this Python (its modules end in {suffix})")
         shutil.copyfile(built, target)
 
 

@@ -18,6 +18,7 @@ file holding the whole report.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,9 @@ def _baseline_path(request, baseline):
         return None
     here = Path(str(request.node.fspath)).parent / BASELINE_DIRECTORY
     if baseline is True:
-        return here / f"{Path(str(request.node.fspath)).stem}.{request.node.name}.json"
+        # A parametrised test's id may hold '/' or spaces: one file name, as _report_path makes it.
+        test = re.sub(r"[^A-Za-z0-9_.\[\]-]+", "_", request.node.name)
+        return here / f"{Path(str(request.node.fspath)).stem}.{test}.json"
     if isinstance(baseline, (str, bytes, os.PathLike)):
         path = Path(os.fsdecode(baseline))
         return path if path.is_absolute() else here / path

@@ -140,7 +140,7 @@ def cached_module(make_module, max_seq_len: int, *, name: str = "cached_module")
     def module_for(params):
         torch = _torch()
         inv_freq = params["inv_freq"]
-        key = (int(inv_freq.numel()), inv_freq.numpy().tobytes())
+        key = (str(inv_freq.device), int(inv_freq.numel()), inv_freq.detach().cpu().numpy().tobytes())
         module = modules.get(key)
         if module is None:
             d = 2 * int(inv_freq.numel())
@@ -149,6 +149,8 @@ def cached_module(make_module, max_seq_len: int, *, name: str = "cached_module")
             exponent = -d / 2 * math.log(float(inv_freq[1])) if d >= 4 and float(inv_freq[1]) > 0 else math.inf
             base = math.exp(exponent) if exponent < 700 else 10000.0
             module = make_module(d, max_seq_len, base)
+            if hasattr(module, "to"):  # gate(device=…): the module's buffers where the call's tensors are
+                module = module.to(inv_freq.device)
             _set_frequencies(module, "theta", inv_freq.to(torch.float32))
             module.build_rope_cache(max_seq_len)
             if len(modules) >= 16:  # the gate's calls come with a few distinct θ at a time
@@ -176,7 +178,8 @@ def mrope(apply_multimodal_rotary_pos_emb, rotary_emb=None, *, name: str = "mrop
     ``[3, 1, tokens]``; an ``inv_freq`` buffer) or, without one, made as it makes them (float32
     angles, ``cat(freqs, freqs)``, cos/sin × A in the input's dtype). Up to three streams keep the
     function's own section split (the pairs reordered by stream); ggml's four-stream layout,
-    which a 3-section split cannot express, gets each pair's stream merged into one."""
+    which a 3-section split cannot express, gets one merged stream whose every column is the
+    cos/sin its pair's stream gives (``rotary_emb``'s, or the made ones)."""
 
     def cos_sin(x, positions3, inv_freq, attention_factor):
         torch = _torch()
@@ -205,12 +208,20 @@ def mrope(apply_multimodal_rotary_pos_emb, rotary_emb=None, *, name: str = "mrop
                     for s in range(3)]
             cos = torch.cat([c[:1] for c, _ in rows])
             sin = torch.cat([s[:1] for _, s in rows])
-        else:  # one merged stream: each pair at its own stream's position
+        else:  # one merged stream: each pair's cos/sin taken from its own stream's row
             order = torch.arange(d // 2)
             sections = [d // 2, 0, 0]
-            angle = positions[streams, :].T.to(torch.float32) * inv_freq.to(torch.float32)  # [tokens, pairs]
-            emb = torch.cat((angle, angle), dim=-1)[None, None].expand(3, 1, -1, -1).contiguous()
-            cos, sin = (emb.cos() * a).to(q.dtype), (emb.sin() * a).to(q.dtype)
+            rows = [cos_sin(_heads_first(q), positions[s].expand(3, -1), inv_freq, a)
+                    for s in range(positions.shape[0])]
+            column_stream = torch.cat((streams, streams))  # the stream of each of the d columns
+            columns = torch.arange(d)
+
+            def merged(tables):  # [streams, 1, tokens, d] → [3, 1, tokens, d], column i from its stream
+                picked = torch.stack(tables).permute(3, 0, 1, 2)[columns, column_stream]  # [d, 1, tokens]
+                return picked.permute(1, 2, 0).unsqueeze(0).expand(3, -1, -1, -1).contiguous()
+
+            cos = merged([c[0] for c, _ in rows])
+            sin = merged([s[0] for _, s in rows])
         dims = torch.cat((order, order + d // 2))
         cos, sin = cos[..., dims], sin[..., dims]
         q_rot, k_rot = apply_multimodal_rotary_pos_emb(_heads_first(q[..., dims]), _heads_first(k[..., dims]),
