@@ -140,7 +140,17 @@ class judging_loop {
         }
       };
       std::vector<std::thread> pool;
-      for (int t = 0; t < workers; ++t) pool.emplace_back(work);
+      try {
+        for (int t = 0; t < workers; ++t) pool.emplace_back(work);
+      } catch (...) {  // a thread that cannot start (a thread limit): stop and join the others
+        {
+          std::lock_guard lock(mutex);
+          failure = std::current_exception();
+          changed.notify_all();
+        }
+        for (std::thread& t : pool) t.join();
+        throw;
+      }
       for (std::int64_t b = 0; b < blocks; ++b) {
         std::unique_ptr<block_result> block;
         {
