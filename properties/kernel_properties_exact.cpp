@@ -366,10 +366,11 @@ void rejects_invalid_calls(const fast::kernel_info& kernel, dtype storage,
 }
 
 // --------------------------------------------------------------------------------------------
-// call_size_invariant: a call too large for the caches (≥ 16 MiB of output, where kernels
-// switch to streaming stores, and ≥ 16 384 token-heads, past the dispatch thresholds of real
-// kernels) gives the bits of the same rows rotated in small calls — with the whole head or half
-// of it rotated, with or without K.
+// call_size_invariant: a large call (≥ 16 MiB of output, where many kernels switch to streaming
+// stores, and ≥ 16 384 token-heads, past the dispatch thresholds of real kernels) gives the bits
+// of the same rows rotated in small calls — with the whole head or half of it rotated, with or
+// without K. (The built-in kernels stream only past the last-level cache, fast/store_policy.h,
+// often larger; fast/store_policy_test holds that path to the cached one bit for bit.)
 
 constexpr std::int64_t large_output_bytes = (std::int64_t{1} << 24) + (std::int64_t{1} << 16);
 
@@ -492,7 +493,7 @@ constexpr kernel_property_definition exact_list[] = {
      "malformed calls: invalid_argument, positions outside the angles: out_of_range, no write",
      100, deep_cases_per_property, false, rejects_invalid_calls},
     {"call_size_invariant",
-     "a >= 16 MiB call gives the bits of small calls (streaming stores)",
+     "a >= 16 MiB, >= 16 384 token-head call gives the bits of small calls",
      4, call_size_deep_cases, false, call_size_invariant},
 };
 

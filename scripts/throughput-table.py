@@ -31,7 +31,7 @@ REPETITIONS = 8
 
 
 def goal(kernel, dtype, simd):
-    """The throughput goal for a row (issue 33), or None where none is set.
+    """The throughput goal for a row, or None where none is set.
 
     `cache_simd` and `on_the_fly_simd`, on both targets: ≥ 0.9 for float32, ≥ 0.85 for
     float16/bfloat16, ≥ 0.35 for fp8; `precise_simd` ≥ 0.85 for float32 (its other dtypes: no
