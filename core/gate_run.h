@@ -1,7 +1,7 @@
-// gate: `ropecheck gate` as a library function — the properties and fixtures on a set of
+// gate_run: `ropecheck gate` as a library function — the properties and fixtures on a set of
 // kernels, under an accuracy contract, compared with a baseline report — so that a caller
-// other than the command line (a Python binding gating a Python kernel in-process) runs
-// exactly what the CLI runs. command_gate.cpp is the flag parsing around it.
+// other than the command line (the Python module gating a Python kernel in-process) runs
+// exactly what the CLI runs. cli/command_gate.cpp is the flag parsing around it.
 #pragma once
 
 #include <cstdint>

@@ -575,7 +575,7 @@ PYBIND11_MODULE(_ropecheck, m) {
     auto kernel = std::make_unique<python::python_kernel>(
         std::move(adapter), a["name"].cast<std::string>(), a["description"].cast<std::string>(), std::move(dtypes),
         std::move(pairings), a["serves"].cast<fast::kernel_domain>(), streams);
-    // An empty list would run no property on any dtype: a pass over nothing.
+    // An empty dtype or pairing list is refused by the run (core/gate_run.cpp): a pass over nothing.
     const bounds::accuracy_contract& contract = a["contract"].cast<const bounds::accuracy_contract&>();
     const py::object baseline = a["baseline"];
     core::gate_options o;
