@@ -158,6 +158,24 @@ inline double contract_output_extra(const accuracy_contract& c, dtype storage, d
   return contract_output_coefficient(t, position, theta, pair) * a * pair_norm + t.absolute;
 }
 
+// The largest |m| at which the contract still judges: its bound for the fastest-turning pair
+// (θ_0 = 1, A = 1) stays below half the pair's norm, so a zero or wrong-angle output still
+// fails. Past it the recipe's angle error (it grows with |m|·θ_j) allows anything of the pair's
+// size, and a case there would pass whatever the kernel wrote; a run under the contract stops
+// there (core/contract_spelling.h, run_domain). 0: no limit (the exact contract, or no angle term
+// that reaches it below 2^31).
+inline std::int64_t contract_judged_max_position(const accuracy_contract& c) {
+  if (c.is_exact()) return 0;
+  double limit = 2147483647.0;
+  for (const dtype storage : storage_dtypes) {
+    const recipes::extra_terms t = contract_terms(c, storage, 1.0, 1.0);
+    if (!(t.angle > 0)) continue;
+    limit = std::min(limit, std::max(0.0, (0.5 / 0x1p-24 - t.constant) / t.angle));
+  }
+  // Past 2^31 − 1 (the positions a spec allows, docs/spec.md) it limits nothing.
+  return limit >= 2147483647.0 ? 0 : std::max<std::int64_t>(1, static_cast<std::int64_t>(limit));
+}
+
 // The same for the pair as a vector (norm, score and round-trip bounds).
 inline double contract_pair_extra(const accuracy_contract& c, dtype storage, double pair_norm,
                                   std::int64_t position, double theta, int pair, double a) {

@@ -132,10 +132,6 @@ TEST_F(ContractRecipes, BadSpellingsAreRefusedNamingTheStageOrChoice) {
   const auto statement = run("gate --kernel-lib " + cache16 + " --contract " + path("statement.json"));
   EXPECT_EQ(statement.exit_code, 2);
   EXPECT_NE(statement.output.find("statement: must be a string"), std::string::npos) << statement.output;
-  // float16 positions overflow past 65504: the run must stop there.
-  const auto overflow = run("gate --kernel-lib " + cache16 + " --contract 'positions=float16'");
-  EXPECT_EQ(overflow.exit_code, 2);
-  EXPECT_NE(overflow.output.find("--max-position: must be at most 65504"), std::string::npos) << overflow.output;
   write_text("not_audit.json", R"({"report": "gate"})");
   const auto from = run("gate --kernel-lib " + cache16 + " --contract-from " + path("not_audit.json"));
   EXPECT_EQ(from.exit_code, 2);
@@ -196,6 +192,22 @@ TEST_F(ContractRecipes, AnAuditWhoseContractJudgesNothingIsRefused) {
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("--contract: allows"), std::string::npos) << refused.output;
   EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused.output;
+}
+
+// Nothing passes vacuously: a run under a contract stops where the contract's bound reaches half
+// the pair's norm. float16 positions (which overflow past 65504) round |m| by up to 2^-11·|m|,
+// which moves θ_0 = 1's angle by as much: 2^13·|m| units of 2^-24 reach 2^23 at |m| = 1024. The
+// report states the narrowed domain; an exact run keeps the kernel's own.
+TEST_F(ContractRecipes, ARunStopsWhereItsContractStopsJudging) {
+  const auto narrowed = run("gate --kernel-lib " + cache16 + " --contract 'positions=float16'" +
+                            " --property within_bound_of_reference --json " + path("f16.json"));
+  EXPECT_NE(narrowed.exit_code, 2) << narrowed.output;
+  const auto max_position = report("f16.json")["kernels"][0]["domain"]["max_position"].get<std::int64_t>();
+  EXPECT_GT(max_position, 512);
+  EXPECT_LE(max_position, 1024);
+  const auto exact = run("gate --kernel-lib " + cache16 + " --property within_bound_of_reference --json " +
+                         path("exact.json"));
+  EXPECT_EQ(report("exact.json")["kernels"][0]["domain"]["max_position"].get<std::int64_t>(), 65535);
 }
 
 }  // namespace

@@ -255,18 +255,14 @@ bounds::accuracy_contract read_contract(const std::string& contract, const std::
 }
 
 fast::kernel_domain run_domain(const bounds::accuracy_contract& c, std::int64_t max_position,
-                               std::string_view positions, std::string_view max_position_flag) {
+                               std::string_view positions) {
   fast::kernel_domain d = fast::kernel_domain{.max_position = max_position}.intersect(
       fast::kernel_domain{.max_position = c.max_position});
   d.negative_positions = positions == "all" && !c.nonnegative_positions;
-  // float16 positions overflow at 65520 (to infinity, and the outputs to NaN): a contract with
-  // them promises nothing past that, so the run must stop there.
-  bool float16_positions = c.for_all && c.for_all->positions == dtype::float16;
-  for (const auto& [t, r] : c.by_dtype) float16_positions = float16_positions || r.positions == dtype::float16;
-  if (float16_positions && (d.max_position <= 0 || d.max_position > 65504))
-    throw bad_input(max_position_flag,
-                    "must be at most 65504 with a contract of positions=float16 (float16 overflows past it)",
-                    d.max_position > 0 ? std::to_string(d.max_position) : "none");
+  // Nothing passes vacuously: past this |m| the contract's bound is as large as the pair.
+  d = d.intersect(fast::kernel_domain{.max_position = bounds::contract_judged_max_position(c)});
+  // (float16 positions, which overflow at 65520, stop judging near |m| = 2^10: their rounding
+  // alone moves the angle by up to 2^-11·|m|·θ_j.)
   return d;
 }
 

@@ -38,11 +38,11 @@ struct audit_json {
 };
 bounds::accuracy_contract contract_of_audit_json(const std::vector<audit_json>& audits, std::string_view flag);
 
-// The domain a run narrows every kernel's to: the tighter of its maximum position and the
-// contract's (0: none), and no negative position when `positions` ("all" or "nonnegative") or
-// the contract says so. Refuses (bad_input naming `max_position_flag`) a run whose largest
-// position a contract's float16 positions cannot hold.
+// The domain a run narrows every kernel's to: the tightest of its maximum position, the
+// contract's own (0: none) and the |m| past which the contract's bound no longer judges
+// (bounds::contract_judged_max_position), and no negative position when `positions` ("all" or
+// "nonnegative") or the contract says so.
 fast::kernel_domain run_domain(const bounds::accuracy_contract& contract, std::int64_t max_position,
-                               std::string_view positions, std::string_view max_position_flag);
+                               std::string_view positions);
 
 }  // namespace ropecheck::core

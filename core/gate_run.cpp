@@ -469,7 +469,7 @@ gate_run_outcome run_gate_outcome(const gate_options& o) {
   if (o.positions != "all" && o.positions != "nonnegative")
     throw bad_input("--positions", "is not all or nonnegative", o.positions);
   // --max-position and --positions with the contract's own domain.
-  const fast::kernel_domain run = run_domain(contract, o.max_position, o.positions, "--max-position");
+  const fast::kernel_domain run = run_domain(contract, o.max_position, o.positions);
   const std::int64_t max_position = run.max_position;
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw bad_input("--shard", "is not I/N with 0 <= I < N",
