@@ -259,7 +259,7 @@ fast::kernel_domain run_domain(const bounds::accuracy_contract& c, std::int64_t 
   fast::kernel_domain d = fast::kernel_domain{.max_position = max_position}.intersect(
       fast::kernel_domain{.max_position = c.max_position});
   d.negative_positions = positions == "all" && !c.nonnegative_positions;
-  // Nothing passes vacuously: past this |m| the contract's bound is as large as the pair.
+  // Nothing passes vacuously: past this |m| the contract's bound would reach half the pair.
   d = d.intersect(fast::kernel_domain{.max_position = bounds::contract_judged_max_position(c)});
   // (float16 positions, which overflow at 65520, stop judging near |m| = 2^10: their rounding
   // alone moves the angle by up to 2^-11·|m|·θ_j.)
