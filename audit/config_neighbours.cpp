@@ -15,124 +15,39 @@
 
 #include "io/json_file.h"
 #include "spec/rope_setups.h"
+#include "spec/scaling_readers.h"
 #include "spec/spec_reader.h"
 
 namespace ropecheck::audit {
 namespace {
 
-// Which values a parameter is tried at.
-enum class conventional {
-  factors,   // the scale factors configs use, and 1/s (a factor given as ggml's freq_scale)
-  contexts,  // the context lengths configs use, and the spec's max_position_embeddings
-  flag,      // false and true
-  one,       // 1 (llama3's low_freq_factor, YaRN's beta_slow)
-  four,      // llama3's high_freq_factor
-  thirty_two,  // YaRN's beta_fast
-};
-
-std::vector<double> values_of(conventional kind, const rope_spec& spec, double current) {
-  switch (kind) {
-    case conventional::factors: {
-      std::vector<double> v = {1, 2, 4, 8, 16, 32, 40, 64};
+// The values a parameter is tried at: those published configs give it (spec/scaling_readers.h),
+// plus for a factor 1 (no scaling) and 1/s (ggml's freq_scale), for a context the spec's own.
+std::vector<double> values_of(const spec_scaling::parameter& p, const rope_spec& spec, double current) {
+  using spec_scaling::published_values;
+  std::vector<double> v;
+  switch (p.values) {
+    case published_values::factors: {
+      v = {1};
+      const auto factors = spec_scaling::published_factors();
+      v.insert(v.end(), factors.begin(), factors.end());
       if (current > 0 && current != 1) v.push_back(1 / current);
-      return v;
+      break;
     }
-    case conventional::contexts: {
-      std::vector<double> v = {2048, 4096, 8192, 16384, 32768, 65536, 131072};
-      const auto context = static_cast<double>(spec.max_position_embeddings);
-      if (context > 0 && std::find(v.begin(), v.end(), context) == v.end()) v.push_back(context);
-      return v;
+    case published_values::contexts: {
+      const auto contexts = spec_scaling::published_contexts();
+      v.assign(contexts.begin(), contexts.end());
+      v.push_back(static_cast<double>(spec.max_position_embeddings));
+      break;
     }
-    case conventional::flag: return {0, 1};
-    case conventional::one: return {1};
-    case conventional::four: return {4};
-    case conventional::thirty_two: return {32};
+    case published_values::flag: v = {0, 1}; break;
+    case published_values::listed: v = p.listed; break;
+    case published_values::per_pair_growth:
+    case published_values::head_fraction: break;  // not a number of the struct
   }
-  return {};
-}
-
-// One scaling parameter: its key under rope_scaling, how to read and set it, its values.
-struct parameter_row {
-  scaling_type type;
-  const char* key;
-  double (*get)(const rope_scaling&);
-  void (*set)(rope_scaling&, double);
-  conventional values;
-  const char* mistake;
-};
-
-constexpr const char* factor_mistake = "a factor from another config or key, or given as 1/s as ggml's freq_scale is";
-constexpr const char* context_mistake = "another context length taken for the original one";
-
-const std::vector<parameter_row>& parameter_rows() {
-  static const std::vector<parameter_row> rows = {
-      {scaling_type::linear, "factor", [](const rope_scaling& s) { return std::get<linear_scaling>(s).factor; },
-       [](rope_scaling& s, double v) { std::get<linear_scaling>(s).factor = v; }, conventional::factors,
-       factor_mistake},
-      {scaling_type::ntk, "factor", [](const rope_scaling& s) { return std::get<ntk_scaling>(s).factor; },
-       [](rope_scaling& s, double v) { std::get<ntk_scaling>(s).factor = v; }, conventional::factors,
-       factor_mistake},
-      {scaling_type::dynamic, "factor", [](const rope_scaling& s) { return std::get<dynamic_scaling>(s).factor; },
-       [](rope_scaling& s, double v) { std::get<dynamic_scaling>(s).factor = v; }, conventional::factors,
-       factor_mistake},
-      {scaling_type::dynamic, "max_position_embeddings",
-       [](const rope_scaling& s) { return static_cast<double>(std::get<dynamic_scaling>(s).max_position_embeddings); },
-       [](rope_scaling& s, double v) { std::get<dynamic_scaling>(s).max_position_embeddings = std::llround(v); },
-       conventional::contexts, context_mistake},
-      {scaling_type::yarn, "factor", [](const rope_scaling& s) { return std::get<yarn_scaling>(s).factor.value(); },
-       [](rope_scaling& s, double v) { std::get<yarn_scaling>(s).factor = {v, 1}; }, conventional::factors,
-       factor_mistake},
-      {scaling_type::yarn, "original_max_position_embeddings",
-       [](const rope_scaling& s) {
-         return static_cast<double>(std::get<yarn_scaling>(s).original_max_position_embeddings);
-       },
-       [](rope_scaling& s, double v) { std::get<yarn_scaling>(s).original_max_position_embeddings = std::llround(v); },
-       conventional::contexts, context_mistake},
-      {scaling_type::yarn, "beta_fast", [](const rope_scaling& s) { return std::get<yarn_scaling>(s).beta_fast; },
-       [](rope_scaling& s, double v) { std::get<yarn_scaling>(s).beta_fast = v; }, conventional::thirty_two,
-       "the config's beta_fast not read: YaRN's default used"},
-      {scaling_type::yarn, "beta_slow", [](const rope_scaling& s) { return std::get<yarn_scaling>(s).beta_slow; },
-       [](rope_scaling& s, double v) { std::get<yarn_scaling>(s).beta_slow = v; }, conventional::one,
-       "the config's beta_slow not read: YaRN's default used"},
-      {scaling_type::yarn, "truncate",
-       [](const rope_scaling& s) { return std::get<yarn_scaling>(s).truncate ? 1.0 : 0.0; },
-       [](rope_scaling& s, double v) { std::get<yarn_scaling>(s).truncate = v != 0; }, conventional::flag,
-       "the config's truncate ignored: the correction range rounded, or not, regardless"},
-      {scaling_type::llama3, "factor", [](const rope_scaling& s) { return std::get<llama3_scaling>(s).factor; },
-       [](rope_scaling& s, double v) { std::get<llama3_scaling>(s).factor = v; }, conventional::factors,
-       factor_mistake},
-      {scaling_type::llama3, "low_freq_factor",
-       [](const rope_scaling& s) { return std::get<llama3_scaling>(s).low_freq_factor; },
-       [](rope_scaling& s, double v) { std::get<llama3_scaling>(s).low_freq_factor = v; }, conventional::one,
-       "the config's low_freq_factor not read: Llama 3.1's default used"},
-      {scaling_type::llama3, "high_freq_factor",
-       [](const rope_scaling& s) { return std::get<llama3_scaling>(s).high_freq_factor; },
-       [](rope_scaling& s, double v) { std::get<llama3_scaling>(s).high_freq_factor = v; }, conventional::four,
-       "the config's high_freq_factor not read: Llama 3.1's default used"},
-      {scaling_type::llama3, "original_max_position_embeddings",
-       [](const rope_scaling& s) {
-         return static_cast<double>(std::get<llama3_scaling>(s).original_max_position_embeddings);
-       },
-       [](rope_scaling& s, double v) { std::get<llama3_scaling>(s).original_max_position_embeddings = std::llround(v); },
-       conventional::contexts, context_mistake},
-      {scaling_type::longrope, "factor",
-       [](const rope_scaling& s) { return std::get<longrope_scaling>(s).factor.value(); },
-       [](rope_scaling& s, double v) { std::get<longrope_scaling>(s).factor = {v, 1}; }, conventional::factors,
-       factor_mistake},
-      {scaling_type::longrope, "original_max_position_embeddings",
-       [](const rope_scaling& s) {
-         return static_cast<double>(std::get<longrope_scaling>(s).original_max_position_embeddings);
-       },
-       [](rope_scaling& s, double v) {
-         std::get<longrope_scaling>(s).original_max_position_embeddings = std::llround(v);
-       },
-       conventional::contexts, context_mistake},
-      {scaling_type::proportional, "factor",
-       [](const rope_scaling& s) { return std::get<proportional_scaling>(s).factor; },
-       [](rope_scaling& s, double v) { std::get<proportional_scaling>(s).factor = v; }, conventional::factors,
-       factor_mistake},
-  };
-  return rows;
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
 }
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
@@ -158,12 +73,9 @@ void scaling_dropped(const edit_input& in, std::vector<config_neighbour>& out) {
 void other_convention(const edit_input& in, std::vector<config_neighbour>& out) {
   const auto current = convention_of(in.spec.scaling);
   if (!current) return;
-  // The conventions each type distinguishes (rope_spec.h); hf_derived_factor is resolved by the
-  // reader into YaRN's factor, which the factor row varies.
-  std::vector<scaling_convention> others = {scaling_convention::hf, scaling_convention::vllm};
-  if (type_of(in.spec.scaling) == scaling_type::yarn)
-    others = {scaling_convention::hf, scaling_convention::deepseek, scaling_convention::ggml};
-  for (const scaling_convention c : others) {
+  // The conventions the type distinguishes (its catalog entry); hf_derived_factor is resolved by
+  // the reader into YaRN's factor, which the factor parameter varies.
+  for (const scaling_convention c : spec_scaling::of(type_of(in.spec.scaling)).conventions) {
     if (c == *current) continue;
     rope_spec n = in.spec;
     std::visit(
@@ -292,16 +204,18 @@ void other_layer_type(const edit_input& in, std::vector<config_neighbour>& out) 
 
 // The scaling's parameters, each at its other conventional values.
 void scaling_parameters(const edit_input& in, std::vector<config_neighbour>& out) {
-  for (const parameter_row& row : parameter_rows()) {
-    if (row.type != type_of(in.spec.scaling)) continue;
-    const double current = row.get(in.spec.scaling);
-    const bool flag = row.values == conventional::flag;
+  for (const spec_scaling::parameter& p : spec_scaling::of(type_of(in.spec.scaling)).parameters) {
+    if (!p.get) continue;
+    const double current = p.get(in.spec.scaling);
+    const bool flag = p.values == spec_scaling::published_values::flag;
     const auto text = [flag](double v) { return flag ? std::string(v != 0 ? "true" : "false") : number(v); };
-    for (const double v : values_of(row.values, in.spec, current)) {
-      if (v == current) continue;
+    const std::string field = p.where == spec_scaling::placement::top_level ? std::string(p.key)
+                                                                            : fmt::format("rope_scaling.{}", p.key);
+    for (const double v : values_of(p, in.spec, current)) {
+      if (v == current || !(v > 0 || flag)) continue;
       rope_spec n = in.spec;
-      row.set(n.scaling, v);
-      out.push_back({fmt::format("rope_scaling.{}", row.key), text(v), text(current), row.mistake, std::move(n)});
+      p.set(n.scaling, v);
+      out.push_back({field, text(v), text(current), std::string(p.mistake), std::move(n)});
     }
   }
 }

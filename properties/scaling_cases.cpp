@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "spec/scaling_readers.h"
 #include "spec/spec_reader.h"
 
 namespace ropecheck::properties::gen {
@@ -43,36 +45,50 @@ rc::Gen<std::int64_t> log_uniform_length(std::int64_t hi) {
                       [](double v) { return static_cast<std::int64_t>(std::floor(v)); });
 }
 
-// Every scaling the spec knows (its variant, scaling_type), drawn where the shape allows it: a
-// type added to the spec is drawn here or this fails to compile (the switch has no default).
-std::vector<std::string> drawable_types(const rope_shape& shape) {
-  std::vector<std::string> types;
+// Every scaling type of the spec's catalog (spec/scaling_readers.h) that the shape allows.
+std::vector<const spec_scaling::kind*> drawable_types(const rope_shape& shape) {
+  std::vector<const spec_scaling::kind*> types;
   for (std::size_t i = 1; i < std::variant_size_v<rope_scaling>; ++i) {
-    const auto type = static_cast<scaling_type>(i);
-    bool drawable = true;
-    switch (type) {
-      case scaling_type::ntk:
-      case scaling_type::dynamic: drawable = shape.rotary_dim > 2; break;  // b·s^(d/(d−2)) needs d > 2
-      // Gemma 4's spans the whole head (its rotated pairs come from partial_rotary_factor).
-      case scaling_type::proportional: drawable = shape.rotary_dim == shape.head_dim; break;
-      case scaling_type::none:
-      case scaling_type::linear:
-      case scaling_type::yarn:
-      case scaling_type::llama3:
-      case scaling_type::longrope: break;
-    }
-    if (drawable) types.emplace_back(to_string(type));
+    const spec_scaling::kind& kind = spec_scaling::of(static_cast<scaling_type>(i));
+    if (shape.rotary_dim >= kind.min_rotary_dim && (!kind.whole_head || shape.rotary_dim == shape.head_dim))
+      types.push_back(&kind);
   }
   return types;
 }
 
+std::vector<double> as_vector(std::span<const double> values) { return {values.begin(), values.end()}; }
+
+// One parameter's value, drawn from the values published configs give it. The factor and the
+// original context are drawn once per spec (max_position_embeddings is their product).
+json draw_value(const spec_scaling::parameter& p, const rope_shape& shape, double factor, std::int64_t l0) {
+  using spec_scaling::published_values;
+  switch (p.values) {
+    case published_values::factors: return factor;
+    case published_values::contexts: return l0;
+    case published_values::flag: return *element_of<bool>({true, false});
+    case published_values::listed: return *element_of(p.listed);
+    case published_values::per_pair_growth: {
+      const double growth = *element_of(p.listed);
+      json list = json::array();
+      for (int j = 0; j < shape.rotary_dim / 2; ++j) list.push_back(1.0 + growth * j);
+      return list;
+    }
+    case published_values::head_fraction: {  // the fractions that rotate at least one pair
+      std::vector<double> fractions;
+      for (const double f : p.listed)
+        if (f * shape.head_dim / 2 >= 1) fractions.push_back(f);
+      return *element_of(fractions);
+    }
+  }
+  return nullptr;
+}
+
 json scaled_config(const rope_shape& shape) {
-  const int pairs = shape.rotary_dim / 2;
-  const auto type = *element_of(drawable_types(shape));
+  const spec_scaling::kind& kind = **element_of(drawable_types(shape));
   const auto convention = *element_of<std::string>(
       {"hf", "vllm", "hf_derived_factor", "deepseek", "ggml"});
-  const double factor = *element_of<double>({2, 4, 8, 16, 32, 40, 2.5});
-  const std::int64_t l0 = *element_of<std::int64_t>({4096, 8192, 2048, 32768});
+  const double factor = *element_of(as_vector(spec_scaling::published_factors()));
+  const auto l0 = static_cast<std::int64_t>(*element_of(as_vector(spec_scaling::published_contexts())));
   const auto max_position = static_cast<std::int64_t>(static_cast<double>(l0) * factor);
   const std::int64_t length = *weighted_one_of<std::int64_t>(
       {{1, element_of<std::int64_t>({l0, l0 + 1, l0 + 2, max_position, max_position + 1})},
@@ -82,43 +98,14 @@ json scaled_config(const rope_shape& shape) {
   config["max_position_embeddings"] = max_position;
   config["scaling_convention"] = convention;
   config["sequence_length"] = length;
-  json scaling = {{"rope_type", type}};
-  if (type != "longrope") scaling["factor"] = factor;
-  if (type == "yarn") {
-    scaling["original_max_position_embeddings"] = l0;
-    if (*weighted_element<bool>({{2, false}, {1, true}})) {  // DeepSeek's mscale pair
-      scaling["mscale"] = *element_of<double>({1.0, 0.707});
-      scaling["mscale_all_dim"] = *element_of<double>({1.0, 0.0});
-    }
-    if (*weighted_element<bool>({{3, false}, {1, true}}))  // DeepSeek / ggml attn_factor
-      scaling["attn_factor"] = *element_of<double>({0.9, 1.1});
-    scaling["truncate"] = *element_of<bool>({true, false});
-    scaling["beta_fast"] = *element_of<double>({32.0, 16.0});
-  }
-  if (type == "llama3") {
-    const double low = *element_of<double>({1.0, 2.0});
-    scaling["low_freq_factor"] = low;
-    scaling["high_freq_factor"] = low + *element_of<double>({3.0, 0.5});
-    scaling["original_max_position_embeddings"] = l0;
-  }
-  if (type == "longrope") {
-    // Phi-3's factor lists: short ones near 1, long ones growing with the pair index.
-    const double growth = *element_of<double>({0.37, 0.05, 2.0});
-    json long_factor = json::array(), short_factor = json::array();
-    for (int i = 0; i < pairs; ++i) {
-      long_factor.push_back(1.0 + growth * i);
-      short_factor.push_back(1.0 + 0.01 * i);
-    }
-    scaling["long_factor"] = long_factor;
-    scaling["short_factor"] = short_factor;
-    if (*element_of<bool>({true, false})) config["original_max_position_embeddings"] = l0;
-    else scaling["original_max_position_embeddings"] = l0;
-  }
-  if (type == "proportional") {  // the first pairs rotated by θ_j/s, the rest by 0 (at least one rotated)
-    std::vector<double> fractions{1.0};
-    for (const double f : {0.5, 0.25})
-      if (f * shape.head_dim / 2 >= 1) fractions.push_back(f);
-    config["partial_rotary_factor"] = *element_of(fractions);
+  json scaling = {{"rope_type", kind.name}};
+  for (const spec_scaling::parameter& p : kind.parameters) {
+    if (p.optional && *weighted_element<bool>({{2, true}, {1, false}})) continue;
+    bool top_level = p.where == spec_scaling::placement::top_level;
+    if (p.where == spec_scaling::placement::block_or_top_level) top_level = *element_of<bool>({false, true});
+    json& block = top_level ? config : scaling;
+    if (top_level && block.contains(p.key)) continue;  // drawn for every spec above
+    block[std::string(p.key)] = draw_value(p, shape, factor, l0);
   }
   config["rope_scaling"] = scaling;
   if (*weighted_element<bool>({{3, false}, {1, true}}))

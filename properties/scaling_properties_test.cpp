@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fast/frequencies.h"
+#include "fixtures/fixture_data.h"
 #include "properties/frequency_properties.h"
 #include "properties/gtest_support.h"
 #include "properties/reference_cases.h"
@@ -227,29 +228,24 @@ TEST(scaling_properties, fast_frequencies_within_4_ulps_of_reference) {
   testing::report(r, "scaling_properties/fast_frequencies_within_4_ulps_of_reference");
 }
 
+// Every golden configuration (the model configs' "_golden" entries: Llama 3.1/3.2, Qwen2.5's
+// documented YaRN, DeepSeek-V3, Phi-3.5's two regimes, the unscaled ones), in every convention.
 TEST(scaling_properties, real_configs_fast_agrees_in_every_convention_and_regime) {
-  const std::string dir = ROPECHECK_SOURCE_DIR "/fixtures/model-configs/";
-  std::vector<json> configs;
-  for (const char* file : {"Llama-3.1-8B.json", "Llama-3.2-1B.json", "DeepSeek-V3.json",
-                           "Phi-3.5-mini-instruct.json", "Qwen2.5-7B-Instruct.json"}) {
-    std::ifstream in(dir + file);
-    json c = json::parse(in);
-    if (c.contains("_documented_yarn_rope_scaling"))
-      c["rope_scaling"] = c["_documented_yarn_rope_scaling"]["rope_scaling"];
-    configs.push_back(c);
-  }
-  for (json c : configs) {
+  int scaled = 0;
+  for (const golden::golden_config& golden : fixtures::golden_configs()) {
+    json c = golden.json;
+    scaled += type_of(golden.spec.scaling) != scaling_type::none;
     for (const char* convention : {"hf", "hf_derived_factor", "vllm", "deepseek", "ggml"}) {
       c["scaling_convention"] = convention;
-      const rope_spec s = parse_spec(c, "config");
+      const rope_spec s = parse_spec(c, golden.config);
       for (std::int64_t length : {1, 4096, 4097, 4098, 8192, 32769, 131072}) {
         std::string beyond;
         scaled_frequencies_distance_in_ulps(fast::scaled_frequencies, s, length, beyond);
-        EXPECT_TRUE(beyond.empty()) << c.dump().substr(0, 120) << " " << convention << " "
-                                    << length << ": " << beyond;
+        EXPECT_TRUE(beyond.empty()) << golden.name << " " << convention << " " << length << ": " << beyond;
       }
     }
   }
+  EXPECT_GE(scaled, 6);  // the five scaled configs above, Phi-3.5 in both regimes
 }
 
 // Published numbers: Phi-3.5's A = sqrt(1 + ln 32 / ln 4096) = sqrt(17/12); Qwen2.5's YaRN

@@ -131,12 +131,14 @@ inline scaling_type type_of(const rope_scaling& s) { return static_cast<scaling_
 static_assert(std::variant_size_v<rope_scaling> == static_cast<std::size_t>(scaling_type::proportional) + 1,
               "one rope_scaling alternative per scaling_type, in the same order (name the last here)");
 
-// The convention of a type that has one (dynamic, yarn, longrope).
+// The convention of a type that has one (a struct with a `convention` field).
 inline std::optional<scaling_convention> convention_of(const rope_scaling& s) {
-  if (const auto* d = std::get_if<dynamic_scaling>(&s)) return d->convention;
-  if (const auto* y = std::get_if<yarn_scaling>(&s)) return y->convention;
-  if (const auto* l = std::get_if<longrope_scaling>(&s)) return l->convention;
-  return std::nullopt;
+  return std::visit(
+      [](const auto& t) -> std::optional<scaling_convention> {
+        if constexpr (requires { t.convention; }) return t.convention;
+        else return std::nullopt;
+      },
+      s);
 }
 
 // One line naming the type and its parameters, for headers and counterexamples.

@@ -3,9 +3,12 @@
 // by the reader, once; conventions live only on the types whose formula they change; refusals
 // stay spec errors (exit 2 in the CLI). Expected values are the config's own numbers and their
 // ratios, written out here.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <variant>
 
@@ -28,33 +31,24 @@ json config_with(json scaling, json extra = json::object()) {
 const json long_factor = {1.0, 2.0, 3.0, 4.0};
 const json short_factor = {1.0, 1.0, 1.0, 1.0};
 
-// Each rope_type's minimal block, and the struct it must read into (written out, not derived
-// from the catalog, so a catalog entry pointing at the wrong reader fails here).
+// Each catalog entry's minimal block reads into the struct its entry declares (the reader and
+// the declared type are separate fields: an entry pointing at another type's reader fails), and
+// each type's description names it. The structs' values are checked below, written out.
 TEST(ScalingVariant, EveryRopeTypeReadsIntoItsOwnStruct) {
-  struct row {
-    const char* name;
-    json block;
-    std::size_t index;  // the rope_scaling alternative
-  };
-  const std::vector<row> rows = {
-      {"default", {{"rope_type", "default"}}, 0},
-      {"linear", {{"rope_type", "linear"}, {"factor", 2}}, 1},
-      {"ntk", {{"rope_type", "ntk"}, {"factor", 2}}, 2},
-      {"dynamic", {{"rope_type", "dynamic"}, {"factor", 2}}, 3},
-      {"yarn", {{"rope_type", "yarn"}, {"factor", 2}}, 4},
-      {"llama3", {{"rope_type", "llama3"}}, 5},
-      {"longrope",
-       {{"rope_type", "longrope"}, {"long_factor", long_factor}, {"short_factor", short_factor}},
-       6},
-      {"su", {{"type", "su"}, {"long_factor", long_factor}, {"short_factor", short_factor}}, 6},
-      {"proportional", {{"rope_type", "proportional"}, {"factor", 2}}, 7},
-  };
-  ASSERT_EQ(rows.size(), spec_scaling::catalog().size());
-  for (const row& r : rows) {
-    const rope_spec s = parse_spec(config_with(r.block), "S.json");
-    EXPECT_EQ(s.scaling.index(), r.index) << r.name;
-    EXPECT_EQ(s.max_position_embeddings, 131072) << r.name;
+  std::set<std::size_t> read_types;
+  for (const spec_scaling::kind& k : spec_scaling::catalog()) {
+    SCOPED_TRACE(std::string(k.name));
+    ASSERT_FALSE(k.example.empty());
+    const json block = json::parse(k.example);
+    const json* written = block.contains("rope_type") ? &block["rope_type"] : &block["type"];
+    EXPECT_EQ(*written, k.name);
+    const rope_spec s = parse_spec(config_with(block), "S.json");
+    EXPECT_EQ(s.scaling.index(), static_cast<std::size_t>(k.type));
+    EXPECT_EQ(s.max_position_embeddings, 131072);
+    EXPECT_TRUE(describe(s.scaling).starts_with(to_string(k.type))) << describe(s.scaling);
+    read_types.insert(s.scaling.index());
   }
+  EXPECT_EQ(read_types.size(), std::variant_size_v<rope_scaling>);  // every alternative has a reader
   const rope_spec linear = parse_spec(config_with({{"rope_type", "linear"}, {"factor", 2}}), "S");
   EXPECT_EQ(std::get<linear_scaling>(linear.scaling), linear_scaling{2});
   EXPECT_EQ(type_of(linear.scaling), scaling_type::linear);
@@ -68,6 +62,29 @@ TEST(ScalingVariant, EveryRopeTypeReadsIntoItsOwnStruct) {
   EXPECT_EQ(std::get<proportional_scaling>(proportional.scaling), (proportional_scaling{2, 2}));
   // An absent block is no scaling.
   EXPECT_TRUE(std::holds_alternative<no_scaling>(parse_spec(json{{"head_dim", 8}}, "S").scaling));
+}
+
+// The parameters the catalog publishes (config forensics varies them, the properties draw them)
+// are keys the type's reader takes, where a config writes them; a field's setter writes what
+// its getter reads, and changes the struct.
+TEST(ScalingVariant, CatalogParametersAreKeysTheReaderTakes) {
+  for (const spec_scaling::kind& k : spec_scaling::catalog()) {
+    const rope_spec example = parse_spec(config_with(json::parse(k.example)), "S.json");
+    for (const spec_scaling::parameter& p : k.parameters) {
+      SCOPED_TRACE(fmt::format("{}.{}", k.name, p.key));
+      if (p.where != spec_scaling::placement::top_level) {
+        EXPECT_NE(std::find(k.keys.begin(), k.keys.end(), p.key), k.keys.end());
+      }
+      EXPECT_EQ(p.get == nullptr, p.set == nullptr);
+      if (!p.get) continue;
+      EXPECT_FALSE(p.mistake.empty());
+      rope_scaling changed = example.scaling;
+      const double other = p.get(changed) == 1 ? 0 : 1;
+      p.set(changed, other);
+      EXPECT_EQ(p.get(changed), other);
+      EXPECT_FALSE(changed == example.scaling);
+    }
+  }
 }
 
 // LongRoPE's s: max_position_embeddings / L0 whenever the config gives L0 (at the top level as

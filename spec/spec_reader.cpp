@@ -189,6 +189,14 @@ double read_base(const setup& s, const text_model& text, const std::string& mode
   return *base.value;
 }
 
+// The spec's convention as a type reads it: the ones whose formula differs for it kept, every
+// other one hf (their code computes this type as Hugging Face's does).
+scaling_convention own_convention(const spec_scaling::kind& kind, scaling_convention c) {
+  return std::find(kind.conventions.begin(), kind.conventions.end(), c) != kind.conventions.end()
+             ? c
+             : scaling_convention::hf;
+}
+
 const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
   static const spec_scaling::kind& unscaled = *spec_scaling::find("default");
   if (!s.block) return unscaled;
@@ -459,11 +467,7 @@ rope_spec parse_vision_spec(const json& root, std::string_view source) {
 
 // A type's name is its first rope_type in the reader catalog ("default" for none, "longrope"
 // before Phi-3's "su").
-std::string_view to_string(scaling_type t) {
-  for (const spec_scaling::kind& k : spec_scaling::catalog())
-    if (k.type == t) return k.name;
-  return "?";
-}
+std::string_view to_string(scaling_type t) { return spec_scaling::of(t).name; }
 
 std::string_view to_string(scaling_convention c) {
   switch (c) {
@@ -474,38 +478,6 @@ std::string_view to_string(scaling_convention c) {
     case scaling_convention::ggml: return "ggml";
   }
   return "?";
-}
-
-std::string describe(const rope_scaling& scaling) {
-  struct line {
-    std::string operator()(const no_scaling&) const { return "default"; }
-    std::string operator()(const linear_scaling& s) const { return fmt::format("linear, s {}", s.factor); }
-    std::string operator()(const ntk_scaling& s) const { return fmt::format("ntk, s {}", s.factor); }
-    std::string operator()(const dynamic_scaling& s) const {
-      return fmt::format("dynamic (convention {}), s {}, max_position_embeddings {}",
-                         to_string(s.convention), s.factor, s.max_position_embeddings);
-    }
-    std::string operator()(const yarn_scaling& s) const {
-      return fmt::format("yarn (convention {}), s {}, L0 {}", to_string(s.convention),
-                         ratio(s.factor), s.original_max_position_embeddings);
-    }
-    std::string operator()(const llama3_scaling& s) const {
-      return fmt::format("llama3, s {}, low_freq_factor {}, high_freq_factor {}, L0 {}", s.factor,
-                         s.low_freq_factor, s.high_freq_factor, s.original_max_position_embeddings);
-    }
-    std::string operator()(const longrope_scaling& s) const {
-      return fmt::format("longrope (convention {}), s {}, L0 {}", to_string(s.convention),
-                         ratio(s.factor), s.original_max_position_embeddings);
-    }
-    std::string operator()(const proportional_scaling& s) const {
-      return fmt::format("proportional, s {}, rotated_pairs {}", s.factor, s.rotated_pairs);
-    }
-    static std::string ratio(const factor_ratio& r) {
-      return r.denominator == 1 ? fmt::format("{}", r.numerator)
-                                : fmt::format("{}/{}", r.numerator, r.denominator);
-    }
-  };
-  return std::visit(line{}, scaling);
 }
 
 std::string describe(const layers_without_rope& l) {
@@ -594,6 +566,7 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
                                     f::path(text.prefix, "original_max_position_embeddings"),
                                     spec.rotary_dim,
                                     convention,
+                                    own_convention(kind, convention),
                                     rotated_pairs};
     spec.scaling = kind.read(*chosen.block, ctx);
   }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 #include "reference/real.h"
@@ -16,52 +17,65 @@
 namespace ropecheck::golden {
 namespace {
 
-// A scaled configuration: the model config's RoPE fields, copied from the file named (minus
-// its _source), read by the spec reader like any config.json.
-golden_config scaled(const char* name, const char* models, const char* config,
-                     const char* config_json) {
-  return {name, models, config, parse_spec(nlohmann::json::parse(config_json), config)};
+using nlohmann::json;
+
+[[noreturn]] void malformed(std::string_view file, const std::string& field, const json& value,
+                            std::string_view why) {
+  throw std::runtime_error(fmt::format("fixtures/model-configs/{}: field '{}': {} {}", file, field,
+                                       value.dump(), why));
+}
+
+std::string string_field(std::string_view file, const std::string& path, const json& entry, const char* key) {
+  if (!entry.contains(key) || !entry[key].is_string() || entry[key].get<std::string>().empty())
+    malformed(file, path + "." + key, entry.value(key, json()), "is not a non-empty string");
+  return entry[key].get<std::string>();
+}
+
+golden_config golden_entry(std::string_view file, const json& config, const json& entry, std::size_t index) {
+  const std::string path = fmt::format("_golden[{}]", index);
+  if (!entry.is_object()) malformed(file, path, entry, "is not an object");
+  for (const auto& [key, value] : entry.items())
+    if (key != "name" && key != "models" && key != "also_in" && key != "with")
+      malformed(file, path + "." + key, value, "is not a golden entry's key (name, models, also_in, with)");
+  std::string from(file);
+  for (const json& other : entry.value("also_in", json::array())) {
+    if (!other.is_string()) malformed(file, path + ".also_in", entry["also_in"], "is not an array of file names");
+    from += ", " + other.get<std::string>();
+  }
+  json patched = config;
+  patched.erase("_golden");
+  if (entry.contains("with")) {
+    const json& with = entry["with"];
+    if (with.is_string()) {
+      const std::string key = with.get<std::string>();
+      if (!config.contains(key) || !config[key].is_object())
+        malformed(file, path + ".with", with, "names no object of this config");
+      patched.merge_patch(config[key]);
+      from += fmt::format(" ({})", key);
+    } else if (with.is_object()) {
+      patched.merge_patch(with);
+    } else {
+      malformed(file, path + ".with", with, "is neither a JSON merge patch nor a key of this config");
+    }
+  }
+  const std::string name = string_field(file, path, entry, "name");
+  rope_spec spec = parse_spec(patched, from);
+  return {name, string_field(file, path, entry, "models"), from, std::move(spec), std::move(patched)};
 }
 
 }  // namespace
 
-std::span<const golden_config> golden_configs() {
-  static const std::vector<golden_config> configs = {
-      {"llama2-7b-half", "LLaMA-2-7B (Hugging Face layout)", "Llama-2-7b-hf.json",
-       {128, 128, 10000, pairing::half_split, ""}},
-      {"llama2-7b-adjacent", "LLaMA-2-7B (Meta's original freqs_cis layout)",
-       "Llama-2-7b-hf.json", {128, 128, 10000, pairing::adjacent, ""}},
-      {"llama3-8b-half", "Meta-Llama-3-8B (Hugging Face layout)", "Meta-Llama-3-8B.json",
-       {128, 128, 500000, pairing::half_split, ""}},
-      {"llama3-8b-adjacent", "Meta-Llama-3-8B (Meta's original layout)", "Meta-Llama-3-8B.json",
-       {128, 128, 500000, pairing::adjacent, ""}},
-      {"base1e6-d128-half", "Mistral-7B-Instruct-v0.2, CodeLlama-7B, Qwen2.5-7B",
-       "Mistral-7B-Instruct-v0.2.json, CodeLlama-7b-hf.json, Qwen2.5-7B-Instruct.json",
-       {128, 128, 1000000, pairing::half_split, ""}},
-      {"gpt-neox-20b", "GPT-NeoX-20B (rotary_pct 0.25 of head 96)", "gpt-neox-20b.json",
-       {96, 24, 10000, pairing::half_split, ""}},
-      {"gpt-j-6b", "GPT-J-6B (rotary_dim 64 of head 256, rotate_every_two)", "gpt-j-6b.json",
-       {256, 64, 10000, pairing::adjacent, ""}},
-      // Scaled: θ'_j and A from reference/scaling.cpp (docs/scaling.md), Hugging Face convention.
-      scaled("llama31-8b-llama3", "Llama-3.1-8B, Llama-3.1-8B-Instruct (llama3 scaling, factor 8)",
-             "Llama-3.1-8B.json, Llama-3.1-8B-Instruct.json",
-             R"json({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":131072,"rope_theta":500000.0,"rope_scaling":{"factor":8.0,"low_freq_factor":1.0,"high_freq_factor":4.0,"original_max_position_embeddings":8192,"rope_type":"llama3"}})json"),
-      scaled("llama32-1b-llama3", "Llama-3.2-1B, Llama-3.2-1B-Instruct (llama3 scaling, factor 32)",
-             "Llama-3.2-1B.json, Llama-3.2-1B-Instruct.json",
-             R"json({"model_type":"llama","hidden_size":2048,"num_attention_heads":32,"head_dim":64,"max_position_embeddings":131072,"rope_theta":500000.0,"rope_scaling":{"factor":32.0,"high_freq_factor":4.0,"low_freq_factor":1.0,"original_max_position_embeddings":8192,"rope_type":"llama3"}})json"),
-      scaled("qwen25-7b-yarn", "Qwen2.5-7B-Instruct with its documented YaRN (factor 4 over 32768)",
-             "Qwen2.5-7B-Instruct.json (_documented_yarn_rope_scaling)",
-             R"json({"model_type":"qwen2","hidden_size":3584,"num_attention_heads":28,"max_position_embeddings":32768,"rope_theta":1000000.0,"rope_scaling":{"factor":4.0,"original_max_position_embeddings":32768,"type":"yarn"}})json"),
-      scaled("deepseek-v3-yarn", "DeepSeek-V3 (YaRN factor 40, mscale 1, mscale_all_dim 1; rope part 64, adjacent)",
-             "DeepSeek-V3.json",
-             R"json({"model_type":"deepseek_v3","hidden_size":7168,"num_attention_heads":128,"max_position_embeddings":163840,"rope_theta":10000,"rope_scaling":{"beta_fast":32,"beta_slow":1,"factor":40,"mscale":1.0,"mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"},"qk_rope_head_dim":64,"qk_nope_head_dim":128})json"),
-      scaled("phi35-mini-longrope-short", "Phi-3.5-mini-instruct, LongRoPE short factors (sequence_length 4096 = L0)",
-             "Phi-3.5-mini-instruct.json",
-             R"json({"model_type":"phi3","hidden_size":3072,"num_attention_heads":32,"max_position_embeddings":131072,"original_max_position_embeddings":4096,"rope_theta":10000.0,"rope_scaling":{"long_factor":[1.0800000429153442,1.1100000143051147,1.1399999856948853,1.340000033378601,1.5899999141693115,1.600000023841858,1.6200000047683716,2.620000123977661,3.2300000190734863,3.2300000190734863,4.789999961853027,7.400000095367432,7.700000286102295,9.09000015258789,12.199999809265137,17.670000076293945,24.46000099182129,28.57000160217285,30.420001983642578,30.840002059936523,32.590003967285156,32.93000411987305,42.320003509521484,44.96000289916992,50.340003967285156,50.45000457763672,57.55000305175781,57.93000411987305,58.21000289916992,60.1400032043457,62.61000442504883,62.62000274658203,62.71000289916992,63.1400032043457,63.1400032043457,63.77000427246094,63.93000411987305,63.96000289916992,63.970001220703125,64.02999877929688,64.06999969482422,64.08000183105469,64.12000274658203,64.41000366210938,64.4800033569336,64.51000213623047,64.52999877929688,64.83999633789062],"short_factor":[1.0,1.0199999809265137,1.0299999713897705,1.0299999713897705,1.0499999523162842,1.0499999523162842,1.0499999523162842,1.0499999523162842,1.0499999523162842,1.0699999332427979,1.0999999046325684,1.1099998950958252,1.1599998474121094,1.1599998474121094,1.1699998378753662,1.2899998426437378,1.339999794960022,1.679999828338623,1.7899998426437378,1.8199998140335083,1.8499997854232788,1.8799997568130493,1.9099997282028198,1.9399996995925903,1.9899996519088745,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0799996852874756,2.0899996757507324,2.189999580383301,2.2199995517730713,2.5899994373321533,2.729999542236328,2.749999523162842,2.8399994373321533],"type":"longrope"},"sequence_length":4096})json"),
-      scaled("phi35-mini-longrope-long", "Phi-3.5-mini-instruct, LongRoPE long factors (sequence_length 4097 > L0)",
-             "Phi-3.5-mini-instruct.json",
-             R"json({"model_type":"phi3","hidden_size":3072,"num_attention_heads":32,"max_position_embeddings":131072,"original_max_position_embeddings":4096,"rope_theta":10000.0,"rope_scaling":{"long_factor":[1.0800000429153442,1.1100000143051147,1.1399999856948853,1.340000033378601,1.5899999141693115,1.600000023841858,1.6200000047683716,2.620000123977661,3.2300000190734863,3.2300000190734863,4.789999961853027,7.400000095367432,7.700000286102295,9.09000015258789,12.199999809265137,17.670000076293945,24.46000099182129,28.57000160217285,30.420001983642578,30.840002059936523,32.590003967285156,32.93000411987305,42.320003509521484,44.96000289916992,50.340003967285156,50.45000457763672,57.55000305175781,57.93000411987305,58.21000289916992,60.1400032043457,62.61000442504883,62.62000274658203,62.71000289916992,63.1400032043457,63.1400032043457,63.77000427246094,63.93000411987305,63.96000289916992,63.970001220703125,64.02999877929688,64.06999969482422,64.08000183105469,64.12000274658203,64.41000366210938,64.4800033569336,64.51000213623047,64.52999877929688,64.83999633789062],"short_factor":[1.0,1.0199999809265137,1.0299999713897705,1.0299999713897705,1.0499999523162842,1.0499999523162842,1.0499999523162842,1.0499999523162842,1.0499999523162842,1.0699999332427979,1.0999999046325684,1.1099998950958252,1.1599998474121094,1.1599998474121094,1.1699998378753662,1.2899998426437378,1.339999794960022,1.679999828338623,1.7899998426437378,1.8199998140335083,1.8499997854232788,1.8799997568130493,1.9099997282028198,1.9399996995925903,1.9899996519088745,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0199997425079346,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0299997329711914,2.0799996852874756,2.0899996757507324,2.189999580383301,2.2199995517730713,2.5899994373321533,2.729999542236328,2.749999523162842,2.8399994373321533],"type":"longrope"},"sequence_length":4097})json"),
-  };
+std::vector<golden_config> golden_configs(std::span<const model_config_text> model_configs) {
+  std::vector<golden_config> configs;
+  for (const model_config_text& file : model_configs) {
+    const json config = json::parse(file.text);
+    if (!config.contains("_golden")) continue;
+    const json& entries = config["_golden"];
+    if (!entries.is_array() || entries.empty()) malformed(file.name, "_golden", entries, "is not a non-empty array");
+    for (std::size_t i = 0; i < entries.size(); ++i) configs.push_back(golden_entry(file.name, config, entries[i], i));
+  }
+  std::sort(configs.begin(), configs.end(),
+            [](const golden_config& a, const golden_config& b) { return a.name < b.name; });
   return configs;
 }
 

@@ -5,9 +5,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string_view>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "spec/rope_spec.h"
 
@@ -18,10 +21,22 @@ struct golden_config {
   std::string models;   // which public models use this configuration
   std::string config;   // the model-config file(s) in fixtures/model-configs/ it comes from
   rope_spec spec;
+  nlohmann::json json = {};  // the config as the spec reader read it (patched by "with")
 };
 
-// Every configuration with a golden file.
-std::span<const golden_config> golden_configs();
+// A file of fixtures/model-configs/: its name there and its text.
+struct model_config_text {
+  std::string_view name;
+  std::string_view text;
+};
+
+// The golden configurations the model configs declare: each config's "_golden" array lists its
+// golden files, each entry
+//   {"name": FILE STEM, "models": WHO USES IT, "also_in": [OTHER CONFIGS WITH THE SAME RoPE],
+//    "with": A JSON MERGE PATCH (RFC 7396) OR THE NAME OF A KEY OF THIS CONFIG HOLDING ONE}
+// ("also_in" and "with" optional). The spec is the config, patched, read by the spec reader.
+// std::runtime_error naming the file and field for a malformed entry.
+std::vector<golden_config> golden_configs(std::span<const model_config_text> model_configs);
 
 // Positions: 0, 1, and 2^k − 1, 2^k + 1 for k = 1 … 31 (without 2^31 + 1).
 std::vector<std::int64_t> golden_positions();
