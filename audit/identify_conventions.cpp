@@ -14,8 +14,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "reference/scaling.h"
+#include "spec/scaling_readers.h"
 #include "spec/spec_reader.h"
 
 namespace ropecheck::audit {
@@ -24,9 +26,13 @@ namespace {
 // The base written when the data cannot decide it (every pair at frequency index 0): the
 // usual default; any base gives those pairs the same frequency.
 constexpr double nominal_base = 10000;
-// original_max_position_embeddings of the YaRN and llama3 configs: powers of two (DeepSeek-V3
-// and gpt-oss 4096, Llama 3.1 8192, Qwen2.5 32768).
-constexpr std::int64_t context_lengths[] = {2048, 4096, 8192, 16384, 32768, 65536, 131072};
+// original_max_position_embeddings of the YaRN and llama3 configs (and dynamic NTK's L_max): the
+// contexts published configs give (spec/scaling_readers.h).
+std::vector<std::int64_t> context_lengths() {
+  std::vector<std::int64_t> lengths;
+  for (const double l : spec_scaling::published_contexts()) lengths.push_back(static_cast<std::int64_t>(l));
+  return lengths;
+}
 // Static NTK factors tried (b' = b·s^(d/(d−2)) leaves no pair unscaled to read s from).
 constexpr double ntk_factors[] = {2, 4, 8, 16, 32};
 
@@ -149,7 +155,7 @@ std::vector<candidate> propose(const frequency_evidence& e, const line& plain, c
       if (k <= 2) out.push_back({"ntk", b, raw, s, s, {{"rope_type", "ntk"}, {"factor", s}}, 20 + k});
     // Dynamic NTK at this length L (max position + 1), past the config's L_max:
     // b' = b·(s·L/L_max − (s − 1))^(d/(d−2)).
-    for (const std::int64_t l_max : context_lengths) {
+    for (const std::int64_t l_max : context_lengths()) {
       const double stretch = s * static_cast<double>(e.sequence_length) / static_cast<double>(l_max) - (s - 1);
       if (!(stretch > 1)) continue;
       const double raw_dynamic = plain.base / std::pow(stretch, d / (d - 2.0));
@@ -176,7 +182,7 @@ std::vector<candidate> propose(const frequency_evidence& e, const line& plain, c
     for (const auto& f : round_values(ratio))
       if (f.second <= 2 && f.first > 1) factors.push_back(f);
     for (const auto& [s, ks] : factors)
-      for (const std::int64_t l0 : context_lengths) {
+      for (const std::int64_t l0 : context_lengths()) {
         // Llama 3.1/3.2 (low 1, high 4); Llama 4 (low = high = 1: no smoothed band).
         for (const double high_freq_factor : {4.0, 1.0})
           out.push_back({"llama3", b, high.base, s, s,
@@ -241,7 +247,7 @@ named_convention name_convention(const frequency_evidence& e) {
     // L_max / L0 (powers of two in Phi-3's configs); named when exactly one (L0, L_max) gives
     // the measured A, else A is written as it is.
     std::vector<std::pair<std::int64_t, std::int64_t>> contexts;
-    for (const std::int64_t l0 : context_lengths)
+    for (const std::int64_t l0 : context_lengths())
       for (int k = 1; k <= 6; ++k) {
         const double a = std::sqrt(1 + k * std::log(2.0) / std::log(static_cast<double>(l0)));
         if (std::fabs(e.attention / a - 1) <= e.attention_tolerance) contexts.push_back({l0, l0 << k});

@@ -335,7 +335,8 @@ std::span<const double> published_factors() {
 }
 
 std::span<const double> published_contexts() {
-  static const double contexts[] = {4096, 8192, 2048, 32768, 16384, 65536, 131072};
+  // Powers of two: DeepSeek-V3 and gpt-oss 4096, Llama 3.1 8192, Qwen2.5 32768.
+  static const double contexts[] = {2048, 4096, 8192, 16384, 32768, 65536, 131072};
   return contexts;
 }
 
