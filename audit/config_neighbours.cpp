@@ -155,7 +155,7 @@ void default_base(const edit_input& in, std::vector<config_neighbour>& out) {
 }
 
 void partial_rotary_ignored(const edit_input& in, std::vector<config_neighbour>& out) {
-  if (in.spec.rotary_dim == in.spec.head_dim || type_of(in.spec.scaling) == scaling_type::proportional) return;
+  if (in.spec.rotary_dim == in.spec.head_dim || spec_scaling::of(type_of(in.spec.scaling)).whole_head) return;
   rope_spec n = in.spec;
   n.rotary_dim = n.head_dim;
   out.push_back({"partial_rotary_factor", "1", number(static_cast<double>(in.spec.rotary_dim) / in.spec.head_dim),

@@ -236,10 +236,11 @@ const spec_scaling::kind& read_kind(const setup& s, std::string_view source) {
 }
 
 // Rotated dims: rotary_dim, else int(head_dim × partial_rotary_factor) (or GPT-NeoX rotary_pct),
-// else the whole head. Proportional RoPE spans the whole head and rotates its first
-// floor(partial_rotary_factor × head_dim / 2) pairs (transformers _compute_proportional_rope_parameters),
-// which this returns for the scaling reader (0 for the other types).
-int read_rotated_dims(const setup& s, const text_model& text, scaling_type type,
+// else the whole head. A whole-head type (the catalog's whole_head: proportional RoPE) spans the
+// whole head and rotates its first floor(partial_rotary_factor × head_dim / 2) pairs (transformers
+// _compute_proportional_rope_parameters), which this returns for the scaling reader (0 for the
+// other types).
+int read_rotated_dims(const setup& s, const text_model& text, const spec_scaling::kind& kind,
                        const spec_families::family* family, std::string_view source,
                        rope_spec& spec) {
   const json& config = *text.config;
@@ -251,7 +252,7 @@ int read_rotated_dims(const setup& s, const text_model& text, scaling_type type,
   }
   if (fraction.value && !(*fraction.value > 0 && *fraction.value <= 1))
     f::fail(source, fraction.field, *fraction.written, "is not in (0, 1]");
-  if (type == scaling_type::proportional) {
+  if (kind.whole_head) {  // proportional
     spec.rotary_dim = spec.head_dim;
     const int rotated_pairs = static_cast<int>(std::floor(fraction.value.value_or(1) * spec.head_dim / 2));
     if (rotated_pairs < 1)
@@ -553,7 +554,7 @@ rope_spec parse_spec(const json& root, std::string_view source, const spec_optio
   spec.pair = read_pairing(root, text, model_type, family, source);
   const scaling_convention convention = read_own_keys(root, source, spec);
   // Before the scaling: longrope counts rotary_dim/2 factors, proportional its rotated pairs.
-  const int rotated_pairs = read_rotated_dims(chosen, text, kind.type, family, source, spec);
+  const int rotated_pairs = read_rotated_dims(chosen, text, kind, family, source, spec);
   const auto max_pos = f::length(*text.config, source, text.prefix, "max_position_embeddings");
   spec.max_position_embeddings = max_pos.value_or(0);
   if (chosen.block) {
