@@ -87,6 +87,17 @@ TEST(ScalingVariant, CatalogParametersAreKeysTheReaderTakes) {
   }
 }
 
+// docs/scaling.md's formula table has a row for every type of the catalog (a type's second
+// name, Phi-3's `su`, in its row's first cell).
+TEST(ScalingVariant, EveryTypeHasItsFormulaInTheDocs) {
+  std::ifstream in(ROPECHECK_SOURCE_DIR "/docs/scaling.md");
+  std::string line, first_cells;
+  while (std::getline(in, line))
+    if (line.starts_with("| `")) first_cells += line.substr(0, line.find(" | ", 2)) + "\n";
+  for (const spec_scaling::kind& k : spec_scaling::catalog())
+    EXPECT_NE(first_cells.find(fmt::format("`{}`", k.name)), std::string::npos) << k.name;
+}
+
 // LongRoPE's s: max_position_embeddings / L0 whenever the config gives L0 (at the top level as
 // Phi-3 does, or in the block) and a context; the written factor otherwise. The old spec held
 // two flags for where L0 appeared and both tiers branched on them; now s is the same struct
