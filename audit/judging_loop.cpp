@@ -113,7 +113,15 @@ class judging_loop {
       std::mutex mutex;
       std::condition_variable changed;
       std::int64_t next_block = 0, merged = 0;
+      // The failure reported is the first block's in row order, as one thread would meet it:
+      // blocks are handed out in order and a worker finishes the block it holds, so every block
+      // before a failing one is judged before the workers are joined.
       std::exception_ptr failure;
+      std::int64_t failed_block = blocks;
+      const auto record_failure = [&](std::int64_t b) {  // with `mutex` held
+        if (!failure || b < failed_block) failure = std::current_exception(), failed_block = b;
+        changed.notify_all();
+      };
       const auto work = [&] {
         std::unique_ptr<worker_scratch> scratch;
         for (;;) {
@@ -130,8 +138,7 @@ class judging_loop {
             result = judge_rows(b, *scratch);
           } catch (...) {
             std::lock_guard lock(mutex);
-            if (!failure) failure = std::current_exception();
-            changed.notify_all();
+            record_failure(b);
             return;
           }
           std::lock_guard lock(mutex);
@@ -164,8 +171,7 @@ class judging_loop {
           if (progress) progress(std::min(rows_, (b + 1) * block_rows), rows_);
         } catch (...) {  // the workers must still be joined before this propagates
           std::lock_guard lock(mutex);
-          failure = std::current_exception();
-          changed.notify_all();
+          record_failure(b);
           break;
         }
         {
