@@ -6,7 +6,8 @@
 // RapidCheck's macro text); every kernel property is named by some mutant, so a property that
 // can only pass is caught here; and the mutants' kernel without its defect passes every property,
 // so the failures are the defects'. Only the claimed (property, mutant) pairs run, not the whole
-// gate (`mutants_gate_test` runs `gate --mutants` end to end).
+// gate: this is where every mutant's kill is proven; `mutants_gate_test` runs `gate --mutants`
+// end to end on every mutant for one property and on representative mutants for all of them.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -324,8 +324,20 @@ std::variant<reports::mutant_outcome, std::string> run_mutant_like(const mutants
     unrestricted.domain = {};
     gate_options evidence_only = o;  // its case files stay the declared domain's (--cases-out)
     evidence_only.cases_out.clear();
+    // Only the first counted kill is told (the properties run in the report's order): the run
+    // stops after it instead of running the other properties to the end.
+    properties::check_options until_killed = checks;
+    bool killed = false;
+    until_killed.first_failure = [&](std::string_view id, std::int64_t index) {
+      if (checks.first_failure) checks.first_failure(id, index);
+      killed = killed || o.in_process_skipped.count(std::string(id.substr(0, id.find('/')))) == 0;
+    };
+    until_killed.stopped = [&] {
+      if (std::string why = checks.stopped ? checks.stopped() : std::string(); !why.empty()) return why;
+      return killed ? std::string("the mutant is killed over every call (evidence only)") : std::string();
+    };
     const reports::mutant_outcome wide =
-        run_mutant(m, evidence_only, checks, bound, &unrestricted, o.in_process_skipped);
+        run_mutant(m, evidence_only, until_killed, bound, &unrestricted, o.in_process_skipped);
     if (wide.killed)
       return "its defect is outside the kernel's declared domain (killed by " + wide.killed_by.front() +
              " over every call)";

@@ -149,17 +149,6 @@ def test_the_replay_line_reproduces_the_failure_alone(tmp_path):
     assert last_line == failure.counterexample.splitlines()[-1]
 
 
-def test_mutants_are_killed_by_the_checks_a_python_kernel_faces():
-    report = ropecheck.gate(rope_numpy, pairings=["half"], mutants=True)
-    assert report.passed, [str(f) for f in report.failures]
-    killed = {m["name"] for m in report.mutants}
-    assert all(m["killed"] and m["killed_by"] for m in report.mutants)
-    not_applicable = {m["name"]: m["reason"] for m in report.mutants_not_applicable}
-    # Every mutant is accounted for: killed, or not applicable with the reason.
-    from_cli = {"float32_angles", "pairing_swapped", "position_plus_one", "head_stride_ignored",
-                "llama3_factors_swapped", "dynamic_ntk_static_base"}
-    assert from_cli <= killed | set(not_applicable)
-    assert {"float32_angles", "pairing_swapped", "position_plus_one"} <= killed
-    assert "frequency code" in not_applicable["llama3_factors_swapped"]
-    assert "not held to" in not_applicable["head_stride_ignored"]  # only layout_invariant kills it
-    assert report.to_dict()["mutants"] == report.mutants
+# mutants=True (each mutant a whole gate) runs once in the Python suite, on a kernel with a
+# declared domain, which judges mutants every way an undeclared one does and more:
+# test_gate_options.py, test_mutants_face_the_checks_and_domain_of_a_python_kernel.

@@ -295,11 +295,26 @@ def test_a_baseline_under_another_contract_or_domain_is_refused(tmp_path):
         ropecheck.gate(hf_float32_rope, baseline=tmp_path / "missing.json")
 
 
-def test_mutants_face_the_declared_domain_and_those_outside_it_are_not_applicable():
+def test_mutants_face_the_checks_and_domain_of_a_python_kernel():
+    # The one mutants=True run of the Python suite (each mutant costs a whole gate): a declared
+    # domain exercises every way a mutant is judged against an in-process kernel — killed within
+    # the domain, killed only outside it (the gate's second run, over every call, is the one an
+    # undeclared kernel's mutants get), the frequency code, properties the bridge is not held to.
     report = ropecheck.gate(cache_rope, serves=CACHE_SERVES, mutants=True, pairings=("half",))
     assert report.passed, "\n".join(str(f) for f in report.failures)
+    assert all(m["killed"] and m["killed_by"] for m in report.mutants)
+    killed = {m["name"] for m in report.mutants}
     reasons = {m["name"]: m["reason"] for m in report.mutants_not_applicable}
+    assert not killed & set(reasons), killed & set(reasons)
+    assert len(killed) >= 10
+    # Killed where this kernel is called (positions 0 ... 4095, forward, A = 1).
+    assert {"float32_angles", "pairing_swapped", "position_plus_one"} <= killed
     # Its cache wraps at row 4096 and its inverse rotates forward: calls this kernel never gets.
-    for name in ("cache_wraps_at_4096", "backward_rotates_forward"):
-        assert reasons[name].startswith("its defect is outside the kernel's declared domain"), reasons
-    assert sum(m["killed"] for m in report.mutants) >= 10
+    # The evidence is the first property (in the report's order) that kills it over every call.
+    for name, killer in (("cache_wraps_at_4096", "within_bound_of_reference/float32"),
+                         ("backward_rotates_forward", "inverse_round_trip/float32")):
+        assert reasons[name] == ("its defect is outside the kernel's declared domain "
+                                 f"(killed by {killer} over every call)"), reasons[name]
+    assert "frequency code" in reasons["llama3_factors_swapped"]
+    assert "not held to" in reasons["head_stride_ignored"]  # only layout_invariant kills it
+    assert report.to_dict()["mutants"] == report.mutants
