@@ -1,5 +1,6 @@
 // scaling_cases: the JSON of a scaled spec, drawn field by field inside rc::gen::exec (so a
-// counterexample shows the JSON, and shrinking walks each field toward its first choice).
+// counterexample shows the JSON, and shrinking walks each field toward its first choice), from
+// the scaling catalog's types and their parameters' published values.
 #include "properties/scaling_cases.h"
 
 #include <cmath>

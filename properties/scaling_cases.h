@@ -1,9 +1,9 @@
 // scaling_cases: generated RoPE specs with frequency scaling (docs/scaling.md) and attention
 // factors, written as the JSON a config.json carries and read by the spec reader, so the
-// properties see exactly what a user's spec produces. Realistic parameters: every rope_type
-// and scaling_convention, factors 2–40 and original contexts 2K–32K as published models use,
-// YaRN's mscale / beta / truncate variants, Llama 3.1's band factors, LongRoPE factor lists,
-// sequence lengths at and around the regime switches (L0, L0 + 1, L0 + 2, L_max), and now and
+// properties see exactly what a user's spec produces. Realistic parameters: every type of the
+// scaling catalog (spec/scaling_readers.h) and every scaling_convention, each parameter at the
+// values published configs give it (factors 2–64, original contexts 2K–128K, YaRN's mscale /
+// beta / truncate variants, Llama 3.1's band factors, LongRoPE factor lists), sequence lengths at and around the regime switches (L0, L0 + 1, L0 + 2, L_max), and now and
 // then an explicit `attention_factor` (any A in [1/4, 4], including A just above a power of
 // two, where error_bounds.h §16's coefficient is largest). Shown in a counterexample as the
 // JSON itself.
