@@ -45,9 +45,11 @@ std::vector<double> values_of(const spec_scaling::parameter& p, const rope_spec&
     case published_values::per_pair_growth:
     case published_values::head_fraction: break;  // not a number of the struct
   }
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
+  // Each once, in the order above (a tie names the first neighbour).
+  std::vector<double> once;
+  for (const double x : v)
+    if (std::find(once.begin(), once.end(), x) == once.end()) once.push_back(x);
+  return once;
 }
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }

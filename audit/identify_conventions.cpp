@@ -28,9 +28,12 @@ namespace {
 constexpr double nominal_base = 10000;
 // original_max_position_embeddings of the YaRN and llama3 configs (and dynamic NTK's L_max): the
 // contexts published configs give (spec/scaling_readers.h).
-std::vector<std::int64_t> context_lengths() {
-  std::vector<std::int64_t> lengths;
-  for (const double l : spec_scaling::published_contexts()) lengths.push_back(static_cast<std::int64_t>(l));
+const std::vector<std::int64_t>& context_lengths() {
+  static const std::vector<std::int64_t> lengths = [] {
+    std::vector<std::int64_t> out;
+    for (const double l : spec_scaling::published_contexts()) out.push_back(static_cast<std::int64_t>(l));
+    return out;
+  }();
   return lengths;
 }
 // Static NTK factors tried (b' = b·s^(d/(d−2)) leaves no pair unscaled to read s from).

@@ -8,11 +8,11 @@
 // mutants with every property:
 //  * `--mutants` gates every mutant of the registry, each in the JSON `mutants` array and the
 //    kill matrix, and a survivor fails the gate (one cheap property selected, so most survive);
-//  * a representative subset (a kernel mutant also killed by all three kinds of fixture, an fp8
-//    one, a stream one; the scaling one alone below) gated with every property next to a correct
-//    kernel: each killed, by a property with the property's message (never RapidCheck's macro
-//    text) and by its claimed properties, fixture kills named by their fixture, the verdict
-//    pass, and the report rendered again from its JSON.
+//  * a representative subset (a kernel mutant, an fp8 one, a stream one; the scaling one alone
+//    below) gated with every property next to a correct kernel: each killed, by a property with
+//    the property's message (never RapidCheck's macro text) and by its claimed properties,
+//    fixture kills named by their fixture (all three kinds among the subset), the verdict pass,
+//    and the report rendered again from its JSON.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -100,8 +100,12 @@ json scaled_config(const rope_shape& shape) {
   config["scaling_convention"] = convention;
   config["sequence_length"] = length;
   json scaling = {{"rope_type", kind.name}};
+  bool previous_drawn = false;
   for (const spec_scaling::parameter& p : kind.parameters) {
-    if (p.optional && *weighted_element<bool>({{2, true}, {1, false}})) continue;
+    const bool drawn = p.with_previous ? previous_drawn
+                                       : !p.optional || *weighted_element<bool>({{2, false}, {1, true}});
+    previous_drawn = drawn;
+    if (!drawn) continue;
     bool top_level = p.where == spec_scaling::placement::top_level;
     if (p.where == spec_scaling::placement::block_or_top_level) top_level = *element_of<bool>({false, true});
     json& block = top_level ? config : scaling;

@@ -195,6 +195,12 @@ parameter field(std::string_view key, published_values values, std::string_view 
   return {key, values, std::move(listed), where, false, get_field<T, member>, set_field<T, member>, mistake};
 }
 
+// A parameter configs often leave out (the reader's default then applies).
+parameter optional(parameter p) {
+  p.optional = true;
+  return p;
+}
+
 constexpr std::string_view factor_mistake = "a factor from another config or key, or given as 1/s as ggml's freq_scale is";
 constexpr std::string_view context_mistake = "another context length taken for the original one";
 
@@ -210,7 +216,9 @@ kind longrope_kind(std::string_view name, std::string_view example) {
                                s.original_max_position_embeddings);
           }),
           {scaling_convention::hf, scaling_convention::vllm},
-          {field<longrope_scaling, &longrope_scaling::factor>("factor", published_values::factors, factor_mistake),
+          // Phi-3 writes no factor (s is max_position_embeddings / L0).
+          {optional(field<longrope_scaling, &longrope_scaling::factor>("factor", published_values::factors,
+                                                                       factor_mistake)),
            field<longrope_scaling, &longrope_scaling::original_max_position_embeddings>(
                "original_max_position_embeddings", published_values::contexts, context_mistake, {},
                placement::block_or_top_level),  // Phi-3 writes it at the top level
@@ -263,13 +271,14 @@ const std::vector<kind>& kinds() {
             "original_max_position_embeddings", published_values::contexts, context_mistake),
         field<yarn_scaling, &yarn_scaling::beta_fast>("beta_fast", published_values::listed,
                                                       "the config's beta_fast not read: YaRN's default or another model's value used", {32, 16}),
-        field<yarn_scaling, &yarn_scaling::beta_slow>("beta_slow", published_values::listed,
-                                                      "the config's beta_slow not read: YaRN's default used", {1}),
-        field<yarn_scaling, &yarn_scaling::truncate>("truncate", published_values::flag,
-            "the config's truncate ignored: the correction range rounded, or not, regardless"),
+        optional(field<yarn_scaling, &yarn_scaling::beta_slow>(
+            "beta_slow", published_values::listed, "the config's beta_slow not read: YaRN's default used", {1})),
+        optional(field<yarn_scaling, &yarn_scaling::truncate>(
+            "truncate", published_values::flag,
+            "the config's truncate ignored: the correction range rounded, or not, regardless")),
         // DeepSeek's pair and attn_factor (DeepSeek, ggml): forensics drops them as a structural edit.
         {"mscale", published_values::listed, {1.0, 0.707}, placement::block, true},
-        {"mscale_all_dim", published_values::listed, {1.0, 0.0}, placement::block, true},
+        {"mscale_all_dim", published_values::listed, {1.0, 0.0}, placement::block, true, nullptr, nullptr, {}, true},
         {"attn_factor", published_values::listed, {0.9, 1.1}, placement::block, true}},
        2, false, R"({"rope_type": "yarn", "factor": 2})"},
       {"llama3", scaling_type::llama3,

@@ -66,6 +66,7 @@ struct parameter {
   double (*get)(const rope_scaling&) = nullptr;
   void (*set)(rope_scaling&, double) = nullptr;
   std::string_view mistake = {};  // the config mistake another value would be
+  bool with_previous = false;     // optional, drawn exactly when the one before it is (a pair)
 };
 
 struct kind {
@@ -92,7 +93,8 @@ std::string names();
 // The catalog entry of a type: its first rope_type ("default" for none, "longrope" before "su").
 const kind& of(scaling_type type);
 
-// The scale factors and original context lengths published configs use, most common first.
+// The scale factors published configs use, most common first, and their original context
+// lengths (powers of two, ascending).
 std::span<const double> published_factors();
 std::span<const double> published_contexts();
 

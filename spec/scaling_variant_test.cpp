@@ -65,8 +65,9 @@ TEST(ScalingVariant, EveryRopeTypeReadsIntoItsOwnStruct) {
 }
 
 // The parameters the catalog publishes (config forensics varies them, the properties draw them)
-// are keys the type's reader takes, where a config writes them; a field's setter writes what
-// its getter reads, and changes the struct.
+// are keys the type's reader takes, where a config writes them; a field's getter reads the
+// value written under its key (so a key is not paired with another field); its setter writes
+// what its getter reads, and changes the struct.
 TEST(ScalingVariant, CatalogParametersAreKeysTheReaderTakes) {
   for (const spec_scaling::kind& k : spec_scaling::catalog()) {
     const rope_spec example = parse_spec(config_with(json::parse(k.example)), "S.json");
@@ -78,6 +79,17 @@ TEST(ScalingVariant, CatalogParametersAreKeysTheReaderTakes) {
       EXPECT_EQ(p.get == nullptr, p.set == nullptr);
       if (!p.get) continue;
       EXPECT_FALSE(p.mistake.empty());
+      {  // another value under the key reads into the parameter's field
+        const bool flag = p.values == spec_scaling::published_values::flag;
+        const double current = p.get(example.scaling);
+        const double written = flag ? 1 - current
+                               : p.values == spec_scaling::published_values::contexts ? (current == 4096 ? 2048 : 4096)
+                                                                                      : (current == 3 ? 2 : 3);
+        json block = json::parse(k.example), extra = json::object();
+        json& where = p.where == spec_scaling::placement::top_level ? extra : block;
+        where[std::string(p.key)] = flag ? json(written != 0) : json(written);
+        EXPECT_EQ(p.get(parse_spec(config_with(block, extra), "S.json").scaling), written);
+      }
       rope_scaling changed = example.scaling;
       const double other = p.get(changed) == 1 ? 0 : 1;
       p.set(changed, other);

@@ -38,10 +38,6 @@ golden_config golden_entry(std::string_view file, const json& config, const json
     if (key != "name" && key != "models" && key != "also_in" && key != "with")
       malformed(file, path + "." + key, value, "is not a golden entry's key (name, models, also_in, with)");
   std::string from(file);
-  for (const json& other : entry.value("also_in", json::array())) {
-    if (!other.is_string()) malformed(file, path + ".also_in", entry["also_in"], "is not an array of file names");
-    from += ", " + other.get<std::string>();
-  }
   json patched = config;
   patched.erase("_golden");
   if (entry.contains("with")) {
@@ -58,7 +54,17 @@ golden_config golden_entry(std::string_view file, const json& config, const json
       malformed(file, path + ".with", with, "is neither a JSON merge patch nor a key of this config");
     }
   }
+  if (entry.contains("also_in")) {
+    const json& also = entry["also_in"];
+    if (!also.is_array() || also.empty()) malformed(file, path + ".also_in", also, "is not an array of file names");
+    for (const json& other : also) {
+      if (!other.is_string()) malformed(file, path + ".also_in", also, "is not an array of file names");
+      from += ", " + other.get<std::string>();
+    }
+  }
   const std::string name = string_field(file, path, entry, "name");
+  if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+    malformed(file, path + ".name", entry["name"], "is not a file stem of lowercase letters, digits and '-'");
   rope_spec spec = parse_spec(patched, from);
   return {name, string_field(file, path, entry, "models"), from, std::move(spec), std::move(patched)};
 }
@@ -76,6 +82,10 @@ std::vector<golden_config> golden_configs(std::span<const model_config_text> mod
   }
   std::sort(configs.begin(), configs.end(),
             [](const golden_config& a, const golden_config& b) { return a.name < b.name; });
+  for (std::size_t i = 1; i < configs.size(); ++i)
+    if (configs[i].name == configs[i - 1].name)
+      throw std::runtime_error(fmt::format("fixtures/model-configs: golden file \"{}\" is declared twice ({} and {})",
+                                           configs[i].name, configs[i - 1].config, configs[i].config));
   return configs;
 }
 
