@@ -35,8 +35,10 @@ golden_config golden_entry(std::string_view file, const json& config, const json
   const std::string path = fmt::format("_golden[{}]", index);
   if (!entry.is_object()) malformed(file, path, entry, "is not an object");
   for (const auto& [key, value] : entry.items())
-    if (key != "name" && key != "models" && key != "also_in" && key != "with")
-      malformed(file, path + "." + key, value, "is not a golden entry's key (name, models, also_in, with)");
+    if (key != "name" && key != "models" && key != "also_in" && key != "with" && key != "reads_as")
+      malformed(file, path + "." + key, value, "is not a golden entry's key (name, models, also_in, with, reads_as)");
+  if (!entry.contains("reads_as") || !entry["reads_as"].is_object())
+    malformed(file, path + ".reads_as", entry.value("reads_as", json()), "is not an object (the spec written out)");
   std::string from(file);
   json patched = config;
   patched.erase("_golden");
@@ -66,7 +68,8 @@ golden_config golden_entry(std::string_view file, const json& config, const json
   if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
     malformed(file, path + ".name", entry["name"], "is not a file stem of lowercase letters, digits and '-'");
   rope_spec spec = parse_spec(patched, from);
-  return {name, string_field(file, path, entry, "models"), from, std::move(spec), std::move(patched)};
+  return {name, string_field(file, path, entry, "models"), from, std::move(spec), std::move(patched),
+          entry["reads_as"]};
 }
 
 }  // namespace

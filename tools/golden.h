@@ -22,6 +22,9 @@ struct golden_config {
   std::string config;   // the model-config file(s) in fixtures/model-configs/ it comes from
   rope_spec spec;
   nlohmann::json json = {};  // the config as the spec reader read it (patched by "with")
+  // What the spec must read as, written out from the config's published numbers: head_dim,
+  // rotary_dim, base, pairing ("half" or "adjacent") and rope_scaling (its one-line description).
+  nlohmann::json reads_as = {};
 };
 
 // A file of fixtures/model-configs/: its name there and its text.
@@ -33,8 +36,9 @@ struct model_config_text {
 // The golden configurations the model configs declare: each config's "_golden" array lists its
 // golden files, each entry
 //   {"name": FILE STEM, "models": WHO USES IT, "also_in": [OTHER CONFIGS WITH THE SAME RoPE],
-//    "with": A JSON MERGE PATCH (RFC 7396) OR THE NAME OF A KEY OF THIS CONFIG HOLDING ONE}
-// ("also_in" and "with" optional). The spec is the config, patched, read by the spec reader.
+//    "with": A JSON MERGE PATCH (RFC 7396) OR THE NAME OF A KEY OF THIS CONFIG HOLDING ONE,
+//    "reads_as": {"head_dim", "rotary_dim", "base", "pairing", "rope_scaling"}: WRITTEN OUT}
+// ("also_in" and "with" optional; golden_test holds the spec to "reads_as"). The spec is the config, patched, read by the spec reader.
 // std::runtime_error naming the file and field for a malformed entry.
 std::vector<golden_config> golden_configs(std::span<const model_config_text> model_configs);
 
